@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# iscsi_xt: out-of-tree build, install, checks, demo and benchmark.
+#
+#   make               build drivers/target/iscsi_xt/iscsi_xt.ko
+#   make install       install into /lib/modules/$(KVER)/extra, depmod,
+#                      and the modprobe.d snippet that makes iscsi_xt stand
+#                      in for iscsi_target_mod
+#   make check         everything below, ending with "N passed, N failed"
+#   make demo          boot the VM and drive the module with targetcli
+#
+# KVER defaults to the kernel the test VM boots (build/kernel/KVER, written
+# by scripts/setup.sh) and, on a machine without it, to the running kernel;
+# KDIR overrides the kernel tree.
+
+BUILD	?= $(CURDIR)/build
+KVER	?= $(shell cat $(BUILD)/kernel/KVER 2>/dev/null || uname -r)
+KDIR	?= /lib/modules/$(KVER)/build
+ifeq ($(wildcard $(KDIR)),)
+KDIR	:= /usr/src/linux-headers-$(KVER)
+endif
+DESTDIR	?=
+
+KO	:= drivers/target/iscsi_xt/iscsi_xt.ko
+SOURCES	= $(wildcard drivers/target/iscsi_xt/*.[ch] include/iscsi_xt/*.h)
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools/testing/iscsi_xt clean
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	install -D -m 0644 scripts/modprobe.d/iscsi_xt.conf \
+		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/iscsi_xt.ko* \
+		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+setup:
+	scripts/setup.sh $(BUILD)
+
+# Build checks: W=1 and sparse (C=2 checks every file), checkpatch --strict
+# and kernel-doc, each failing on any message about our files.
+build-check:
+	scripts/build-check.sh $(KDIR) $(BUILD)
+
+checkpatch:
+	$(BUILD)/tools/scripts/checkpatch.pl --strict --no-tree --quiet \
+		--show-types -f $(SOURCES)
+
+kdoc:
+	@out=$$($(BUILD)/tools/scripts/kernel-doc -none -Wall $(SOURCES) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
+
+unit:
+	$(MAKE) -C tools/testing/iscsi_xt run
+
+kselftest: modules
+	scripts/kselftest.sh $(BUILD)
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+.PHONY: all modules clean install uninstall setup build-check checkpatch \
+	kdoc unit kselftest check demo

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Rebuild the module from clean with W=1 and sparse on every file (C=2);
+# fail on any compiler, sparse or modpost message.
+#
+#   scripts/build-check.sh KDIR BUILD_DIR
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$1
+log=$2/build-check.log
+
+mkdir -p "$2"
+make -s -C "$kdir" M="$top" clean
+if ! make -C "$kdir" M="$top" W=1 C=2 modules >"$log" 2>&1; then
+	cat "$log"
+	echo "build-check: the build failed"
+	exit 1
+fi
+msgs=$(grep -E '(warning|error|note):|WARNING:' "$log")
+if [ -n "$msgs" ]; then
+	echo "$msgs"
+	echo "build-check: W=1/sparse/modpost messages above"
+	exit 1
+fi
+echo "build-check: W=1 and sparse clean"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: setup, then every test layer; each step's log is kept in
+# build/check/. Steps that print "N passed, N failed" count their tests,
+# the others count as one. Ends with one line "N passed, N failed".
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+logs=$build/check
+pass=0
+fail=0
+skip=0
+
+step() {
+	local name=$1 start=$SECONDS rc summary p f s
+
+	shift
+	echo "=== $name"
+	"$@" 2>&1 | tee "$logs/$name.log"
+	rc=${PIPESTATUS[0]}
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -n 1)
+	if [ -n "$summary" ]; then
+		read -r p f s < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \4/' <<<"$summary")
+		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	elif [ "$rc" -eq 0 ]; then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + ${s:-0}))
+	echo "=== $name: $([ "$rc" -eq 0 ] && echo ok || echo FAILED) ($((SECONDS - start))s)"
+	return "$rc"
+}
+
+mkdir -p "$logs"
+if ! step setup "$top/scripts/setup.sh" "$build"; then
+	echo "$pass passed, $((fail)) failed"
+	exit 1
+fi
+step build-check make -s -C "$top" build-check
+step checkpatch make -s -C "$top" checkpatch
+step kernel-doc make -s -C "$top" kdoc
+step unit make -s -C "$top" unit
+step kselftest make -s -C "$top" kselftest
+
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

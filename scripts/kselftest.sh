@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the iscsi_xt kselftests the kselftest way (lib.mk from the 6.12
+# source, run_kselftest.sh, kselftest-list.txt) and run them in one VM
+# boot with the kernel's cheap debug options on.
+#
+#   scripts/kselftest.sh [BUILD_DIR]
+#
+# Ends with "N passed, N failed, N skipped" (one per test program) and
+# exits non-zero when any test failed or the VM did not finish.
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+col=drivers/target/iscsi_xt
+ksft=$build/ksft
+src=$ksft/src/tools/testing/selftests
+inst=$ksft/install
+
+rm -rf "$ksft"
+mkdir -p "$src/$col" "$inst"
+cp -r "$build/tools/tools/testing/selftests/"{lib.mk,kselftest,run_kselftest.sh} "$src/"
+cp -r "$top/tools/testing/selftests/$col/." "$src/$col/"
+make -s -C "$src/$col" install INSTALL_PATH="$inst/$col" OUTPUT="$ksft/out"
+make -s -C "$src/$col" emit_tests COLLECTION="$col" OUTPUT="$ksft/out" \
+	| grep "^$col:" >"$inst/kselftest-list.txt"
+cp -r "$src/kselftest" "$src/run_kselftest.sh" "$inst/"
+
+rc=0
+IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n kselftest \
+	"$top/scripts/vm/kselftest-guest.sh" "$inst" || rc=$?
+
+log=$build/vm/kselftest/output.log
+pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
+skip=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -c '# SKIP' || true)
+fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)
+total=$(wc -l <"$inst/kselftest-list.txt")
+if [ $((pass + skip + fail)) -ne "$total" ]; then
+	echo "kselftest: $((pass + skip + fail)) of $total tests reported (VM status $rc)"
+	fail=$((total - pass - skip))
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]

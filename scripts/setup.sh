@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything the build and the test VM need, idempotently.
+#
+#   scripts/setup.sh [BUILD_DIR]
+#
+# - Debian packages (only those missing; apt-get update only when needed);
+# - the Debian 6.12 kernel for the VM: the newest ABI for which both
+#   linux-headers-<ver>-amd64 and linux-image-<ver>-amd64-unsigned exist,
+#   unpacked into BUILD_DIR/kernel/ (git ignores build/); the choice is
+#   recorded in BUILD_DIR/kernel/KVER and kept on later runs;
+# - checkpatch.pl and the kselftest framework, taken from Debian's
+#   linux-source-6.12 tarball into BUILD_DIR/tools/ (never committed).
+#
+# A second run finds everything in place and returns within seconds.
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+kdir_cache=$build/kernel
+tools=$build/tools
+
+packages=(
+	build-essential kmod cpio xz-utils
+	sparse linux-source-6.12
+	qemu-system-x86 busybox-static
+	targetcli-fb python3-rtslib-fb dbus
+	open-iscsi rdma-core ibverbs-providers ibverbs-utils
+	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync
+)
+
+log() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root (apt-get and depmod need it)"
+
+apt_updated=
+apt_update_once() {
+	[ -n "$apt_updated" ] && return
+	log "apt-get update"
+	apt-get update -qq
+	apt_updated=1
+}
+
+missing_packages() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+install_packages() {
+	local missing
+	missing=$(missing_packages "$@")
+	[ -z "$missing" ] && return
+	apt_update_once
+	log "installing:" $missing
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null
+}
+
+# The newest 6.12 ABI with both an unsigned image and headers for amd64.
+pick_kver() {
+	local v
+	apt-cache search --names-only \
+		'^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' |
+		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)-unsigned .*/\1/p' |
+		sort -V -r |
+		while read -r v; do
+			if apt-cache show "linux-headers-$v" >/dev/null 2>&1; then
+				echo "$v"
+				break
+			fi
+		done
+}
+
+setup_kernel() {
+	local kver deb
+	kver=$(cat "$kdir_cache/KVER" 2>/dev/null || true)
+	if [ -n "$kver" ] && [ -f "$kdir_cache/boot/vmlinuz-$kver" ] &&
+	   [ -f "$kdir_cache/lib/modules/$kver/modules.dep" ] &&
+	   [ -d "/usr/src/linux-headers-$kver" ]; then
+		return
+	fi
+	if [ -z "$kver" ]; then
+		kver=$(pick_kver)
+		if [ -z "$kver" ]; then
+			apt_update_once
+			kver=$(pick_kver)
+		fi
+		[ -n "$kver" ] || die "no Debian 6.12 kernel with headers found"
+	fi
+	install_packages "linux-headers-$kver"
+	log "fetching linux-image-$kver-unsigned"
+	rm -rf "$kdir_cache.tmp"
+	mkdir -p "$kdir_cache.tmp/deb"
+	(cd "$kdir_cache.tmp/deb" && apt-get download -q "linux-image-$kver-unsigned" >/dev/null) ||
+		{ apt_update_once; (cd "$kdir_cache.tmp/deb" && apt-get download -q "linux-image-$kver-unsigned" >/dev/null); }
+	deb=$(ls "$kdir_cache.tmp"/deb/*.deb)
+	dpkg-deb -x "$deb" "$kdir_cache.tmp"
+	rm -rf "$kdir_cache.tmp/deb"
+	depmod -b "$kdir_cache.tmp" "$kver"
+	echo "$kver" >"$kdir_cache.tmp/KVER"
+	rm -rf "$kdir_cache"
+	mv "$kdir_cache.tmp" "$kdir_cache"
+	log "kernel $kver ready in $kdir_cache"
+}
+
+# checkpatch.pl with its data files, kernel-doc, and the kselftest framework
+# (lib.mk, runner, KTAP helpers), all from the 6.12 source tarball.
+tool_files=(
+	scripts/checkpatch.pl scripts/spelling.txt
+	scripts/const_structs.checkpatch scripts/kernel-doc
+	tools/testing/selftests/lib.mk tools/testing/selftests/run_kselftest.sh
+	tools/testing/selftests/kselftest
+)
+
+setup_tools() {
+	local tarball f missing=
+
+	for f in "${tool_files[@]}"; do
+		[ -e "$tools/$f" ] || missing=1
+	done
+	[ -z "$missing" ] && return
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
+	[ -n "$tarball" ] || die "linux-source-6.12 tarball not found in /usr/src"
+	log "extracting checkpatch, kernel-doc and kselftest from $(basename "$tarball")"
+	rm -rf "$tools"
+	mkdir -p "$tools"
+	tar -xf "$tarball" -C "$tools" --strip-components=1 \
+		"${tool_files[@]/#/linux-source-6.12/}"
+}
+
+install_packages "${packages[@]}"
+setup_kernel
+setup_tools
+log "ok (kernel $(cat "$kdir_cache/KVER"))"

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by guest jobs: prepare the VM once for target and initiator tests.
+#
+# - /lib/modules/$(uname -r): the unpacked Debian kernel tree from the cache
+# - configfs, /etc/target/{pr,alua} (before target_core_mod loads: LIO and we
+#   both fail every persistent-reservation command without them)
+# - the system D-Bus (targetcli's backstore tree asks it)
+# - iscsid with an initiator name
+# - a veth pair (MTU 9000) with IPv4 and IPv6 addresses from the
+#   documentation ranges, and soft-RoCE rxe0 on veth0
+# - sd_mod, since there is no udev to load it
+#
+# The addresses are exported for tests: IXT_ADDR4_T/I, IXT_ADDR6_T/I.
+
+ixt_env_die() {
+	echo "guest-env: $*" >&2
+	exit 1
+}
+
+ixt_env_setup() {
+	local kver
+	kver=$(uname -r)
+
+	mkdir -p "/lib/modules/$kver"
+	mount --bind "$IXT_BUILD/kernel/lib/modules/$kver" "/lib/modules/$kver" ||
+		ixt_env_die "cannot bind the module tree"
+
+	mkdir -p /etc/target/pr /etc/target/alua
+	modprobe configfs
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config ||
+		ixt_env_die "cannot mount configfs"
+
+	mkdir -p /run/dbus
+	dbus-daemon --system --fork || ixt_env_die "cannot start dbus"
+
+	modprobe sd_mod
+	modprobe iscsi_tcp
+	mkdir -p /etc/iscsi
+	echo "InitiatorName=iqn.2026-11.org.example.vm:initiator" \
+		>/etc/iscsi/initiatorname.iscsi
+	iscsid || ixt_env_die "cannot start iscsid"
+
+	ip link set lo up
+	ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 ||
+		ixt_env_die "cannot create veth pair"
+	ip addr add "$IXT_ADDR4_T/24" dev veth0
+	ip addr add "$IXT_ADDR4_I/24" dev veth1
+	ip -6 addr add "$IXT_ADDR6_T/64" dev veth0 nodad
+	ip -6 addr add "$IXT_ADDR6_I/64" dev veth1 nodad
+	ip link set veth0 up
+	ip link set veth1 up
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev veth0 ||
+		ixt_env_die "cannot create soft-RoCE device rxe0"
+}
+
+export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
+export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
+export IXT_IN_VM=1
+export IXT_KO=${IXT_KO:-$IXT_TOP/drivers/target/iscsi_xt/iscsi_xt.ko}
+ixt_env_setup

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the test VM, started by the initramfs after switch_root.
+# Mounts the pseudo file systems, runs the job the host wrote into the
+# results share, records its exit status there and powers the VM off.
+#
+#   guest-run.sh RESULTS_DIR
+
+out=$1
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+hostname ixt-vm
+
+# Append mode: tools that reopen /dev/stdout (the kselftest runner does)
+# must not overwrite each other.
+/bin/bash "$out/job.sh" >>"$out/output.log" 2>&1 </dev/null
+echo "$?" >"$out/status"
+dmesg >"$out/dmesg.log"
+sync
+
+echo o >/proc/sysrq-trigger
+sleep 600

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the Debian 6.12 kernel under QEMU with the host's root file system
+# (read-only 9p + tmpfs overlay) and run one script in it.
+#
+#   scripts/vm/run.sh [-d] [-t SECONDS] [-m MEM] [-n NAME] SCRIPT [ARGS...]
+#
+#   -d          boot with the cheap debug options (SLUB debugging, KFENCE,
+#               init_on_free), as make check does
+#   -t SECONDS  kill the VM after this long (default 1200)
+#   -m MEM      guest memory (default 4G)
+#   -n NAME     results folder name (default: the script's base name)
+#
+# SCRIPT runs as root in the guest with the repository as working
+# directory and IXT_OUT naming a folder shared with the host: whatever it
+# writes there appears in build/vm/NAME/ on the host, next to the job's
+# output (output.log), the guest's kernel log (dmesg.log) and the serial
+# console log (console.log). The exit status is the script's.
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${IXT_BUILD:-$top/build}
+debug=
+timeout=1200
+mem=4G
+name=
+
+while getopts "dt:m:n:" opt; do
+	case "$opt" in
+	d)	debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1" ;;
+	t)	timeout=$OPTARG ;;
+	m)	mem=$OPTARG ;;
+	n)	name=$OPTARG ;;
+	*)	exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "usage: $0 [-d] [-t S] [-m MEM] [-n NAME] SCRIPT [ARGS...]" >&2; exit 2; }
+
+script=$(realpath "$1")
+shift
+name=${name:-$(basename "$script" .sh)}
+kver=$(cat "$build/kernel/KVER")
+kernel=$build/kernel/boot/vmlinuz-$kver
+initrd=$build/vm/initramfs.cpio.gz
+out=$build/vm/$name
+
+"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$initrd"
+
+rm -rf "$out"
+mkdir -p "$out"
+{
+	echo "export IXT_TOP=$(printf %q "$top") IXT_OUT=$(printf %q "$out")"
+	echo "export IXT_BUILD=$(printf %q "$build") IXT_KVER=$(printf %q "$kver")"
+	echo "cd \"\$IXT_TOP\""
+	printf 'exec %q' "$script"
+	printf ' %q' "$@"
+	echo
+} >"$out/job.sh"
+: >"$out/output.log"
+
+cmdline="console=ttyS0 loglevel=5 log_buf_len=4M panic=-1 ixt.out=$out"
+cmdline+=" ixt.run=$top/scripts/vm/guest-run.sh $debug"
+
+qemu-system-x86_64 \
+	-machine q35 -cpu max -smp 2 -m "$mem" \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-fsdev local,id=hostout,path="$out",security_model=none \
+	-device virtio-9p-pci,fsdev=hostout,mount_tag=hostout \
+	-display none -monitor none -serial "file:$out/console.log" \
+	-nic none -no-reboot &
+qemu=$!
+
+tail -n +1 -F "$out/output.log" --pid=$qemu 2>/dev/null &
+tailer=$!
+
+start=$SECONDS
+timed_out=
+while kill -0 $qemu 2>/dev/null; do
+	if [ $((SECONDS - start)) -ge "$timeout" ]; then
+		timed_out=1
+		kill $qemu 2>/dev/null || true
+		break
+	fi
+	sleep 1
+done
+wait $qemu 2>/dev/null || true
+sleep 1
+kill $tailer 2>/dev/null || true
+wait $tailer 2>/dev/null || true
+
+if [ -n "$timed_out" ]; then
+	echo "vm: $name timed out after ${timeout}s and was killed; console log: $out/console.log" >&2
+	tail -n 30 "$out/console.log" >&2
+	exit 124
+fi
+if [ ! -s "$out/status" ]; then
+	echo "vm: $name ended without an exit status (crash or panic?); console log: $out/console.log" >&2
+	tail -n 40 "$out/console.log" >&2
+	exit 125
+fi
+rc=$(cat "$out/status")
+echo "vm: $name exited with status $rc after $((SECONDS - start))s (logs in $out)" >&2
+exit "$rc"

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the iscsi_xt kselftests: KTAP output, requirements that
+# SKIP with a reason, loading the module, and the kernel-log watch that
+# fails a test whose run left a BUG, WARNING, Oops, KFENCE report, list
+# corruption or hung task in the kernel log.
+#
+# The module is taken from $IXT_KO when set (the VM harness points it at
+# the freshly built iscsi_xt.ko), else from the installed module tree.
+
+ixt_libdir=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
+# shellcheck source=/dev/null
+. "$ixt_libdir/../../../kselftest/ktap_helpers.sh"
+
+IXT_CFS=/sys/kernel/config/target
+IXT_FABRIC=$IXT_CFS/iscsi
+IXT_KLOG_MARK=
+
+ixt_skip_all() {
+	ktap_print_header
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
+}
+
+ixt_require_root() {
+	[ "$(id -u)" -eq 0 ] || ixt_skip_all "needs root"
+}
+
+ixt_require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || ixt_skip_all "needs $c"
+	done
+}
+
+ixt_require_module() {
+	if [ -n "${IXT_KO:-}" ]; then
+		[ -f "$IXT_KO" ] || ixt_skip_all "IXT_KO=$IXT_KO does not exist"
+	else
+		modinfo -n iscsi_xt >/dev/null 2>&1 ||
+			ixt_skip_all "iscsi_xt is neither built (IXT_KO) nor installed"
+	fi
+	[ -d "$IXT_CFS" ] || modprobe target_core_mod ||
+		ixt_skip_all "target_core_mod unavailable"
+	mountpoint -q /sys/kernel/config ||
+		ixt_skip_all "configfs is not mounted"
+}
+
+ixt_loaded() {
+	[ -d /sys/module/iscsi_xt ]
+}
+
+ixt_load() {
+	if [ -n "${IXT_KO:-}" ]; then
+		insmod "$IXT_KO" "$@"
+	else
+		modprobe --ignore-install iscsi_xt "$@"
+	fi
+}
+
+# Remove the fabric directory (it pins the module) and unload.
+ixt_unload() {
+	[ -d "$IXT_FABRIC" ] && rmdir "$IXT_FABRIC"
+	rmmod iscsi_xt
+}
+
+# Kernel-log watch: ixt_begin writes a marker into the kernel log and
+# arranges for ixt_klog_check to run as the last subtest; it reports every
+# suspicious line logged after the marker.
+ixt_klog_bad='(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |kernel BUG|general protection fault|INFO: task .* blocked for more than|.*list_(add|del) corruption|.*list corruption|Kernel panic)'
+
+ixt_begin() {
+	local plan=$1
+
+	ktap_print_header
+	ktap_set_plan $((plan + 1))
+	IXT_KLOG_MARK="ixt-selftest: begin $(basename "$0") $$ $RANDOM"
+	echo "$IXT_KLOG_MARK" >/dev/kmsg
+}
+
+ixt_klog_since_mark() {
+	dmesg | sed -n "/$IXT_KLOG_MARK/,\$p"
+}
+
+ixt_klog_check() {
+	local log bad
+
+	log=$(ixt_klog_since_mark)
+	if [ -z "$log" ]; then
+		ktap_print_msg "the kernel log lost the test's start marker"
+		ktap_test_fail "kernel log clean"
+		return
+	fi
+	bad=$(grep -E "$ixt_klog_bad" <<<"$log" | head -n 20)
+	if [ -n "$bad" ]; then
+		while read -r line; do
+			ktap_print_msg "klog: $line"
+		done <<<"$bad"
+		ktap_test_fail "kernel log clean"
+	else
+		ktap_test_pass "kernel log clean"
+	fi
+}
+
+ixt_finish() {
+	ixt_klog_check
+	ktap_finished
+}
+
+# ixt_check DESCRIPTION COMMAND...: one subtest from a command's status.
+ixt_check() {
+	local desc=$1
+
+	shift
+	if "$@"; then
+		ktap_test_pass "$desc"
+	else
+		ktap_test_fail "$desc"
+	fi
+}
+
+# Active objects per slab cache, after flushing per-CPU slabs so that the
+# counts are exact: "name count" lines, sorted by name.
+ixt_slab_snapshot() {
+	local f
+
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f" 2>/dev/null
+	done
+	awk 'NR > 2 { print $1, $2 }' /proc/slabinfo | sort
+}
+
+# ixt_slab_growth BEFORE AFTER LIMIT: print the caches that grew by LIMIT
+# objects or more; succeed when there are none.
+ixt_slab_growth() {
+	join "$1" "$2" | awk -v limit="$3" '
+		$3 - $2 >= limit { print $1, "+" ($3 - $2); grown = 1 }
+		END { exit grown }'
+}
