@@ -22,26 +22,37 @@ endif
 DESTDIR	?=
 
 KO	:= drivers/target/iscsi_xt/iscsi_xt.ko
-SOURCES	= $(wildcard drivers/target/iscsi_xt/*.[ch] include/iscsi_xt/*.h)
+SOURCES	= $(filter-out %.mod.c,$(wildcard drivers/target/iscsi_xt/*.[ch] include/iscsi_xt/*.h))
 
 all: modules
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+# Kbuild's clean deletes every *.ko* below M=, and build/ holds the VM's
+# kernel modules: clean the module's own directory only.
+clean-module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/target/iscsi_xt clean
+	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
+
+clean: clean-module
 	$(MAKE) -C tools/testing/iscsi_xt clean
+
+# Debian's headers ask modules_install to sign with a key they do not ship:
+# sign only where the kernel tree has its key, else leave signing to the
+# admin (DKMS signs with the machine's MOK).
+SIGN_KEY := $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem)
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		$(if $(SIGN_KEY),,CONFIG_MODULE_SIG_ALL=) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	install -D -m 0644 scripts/modprobe.d/iscsi_xt.conf \
 		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/iscsi_xt.ko* \
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/drivers/target/iscsi_xt/iscsi_xt.ko* \
 		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
@@ -73,5 +84,5 @@ check:
 demo:
 	scripts/demo.sh
 
-.PHONY: all modules clean install uninstall setup build-check checkpatch \
+.PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
 	kdoc unit kselftest check demo

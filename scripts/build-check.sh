@@ -13,7 +13,7 @@ kdir=$1
 log=$2/build-check.log
 
 mkdir -p "$2"
-make -s -C "$kdir" M="$top" clean
+make -s -C "$top" KDIR="$kdir" clean-module >/dev/null
 if ! make -C "$kdir" M="$top" W=1 C=2 modules >"$log" 2>&1; then
 	cat "$log"
 	echo "build-check: the build failed"

@@ -77,12 +77,20 @@ pick_kver() {
 		done
 }
 
+# Every module modules.dep names is there (a "make clean" with M= pointing
+# above build/ would delete them).
+modules_complete() {
+	local dir=$kdir_cache/lib/modules/$1
+
+	[ -f "$dir/modules.dep" ] || return 1
+	cut -d: -f1 "$dir/modules.dep" | (cd "$dir" && xargs ls >/dev/null 2>&1)
+}
+
 setup_kernel() {
 	local kver deb
 	kver=$(cat "$kdir_cache/KVER" 2>/dev/null || true)
 	if [ -n "$kver" ] && [ -f "$kdir_cache/boot/vmlinuz-$kver" ] &&
-	   [ -f "$kdir_cache/lib/modules/$kver/modules.dep" ] &&
-	   [ -d "/usr/src/linux-headers-$kver" ]; then
+	   [ -d "/usr/src/linux-headers-$kver" ] && modules_complete "$kver"; then
 		return
 	fi
 	if [ -z "$kver" ]; then

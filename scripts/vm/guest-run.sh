@@ -12,6 +12,10 @@ out=$1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+ln -sf /proc/self/fd /dev/fd
+ln -sf fd/0 /dev/stdin
+ln -sf fd/1 /dev/stdout
+ln -sf fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
@@ -23,10 +27,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 hostname ixt-vm
 
-# Append mode: tools that reopen /dev/stdout (the kselftest runner does)
-# must not overwrite each other.
-/bin/bash "$out/job.sh" >>"$out/output.log" 2>&1 </dev/null
-echo "$?" >"$out/status"
+# Through a pipe: tools that reopen /dev/stdout (the kselftest runner does)
+# then share one stream instead of overwriting each other in the file.
+/bin/bash "$out/job.sh" 2>&1 </dev/null | cat >"$out/output.log"
+echo "${PIPESTATUS[0]}" >"$out/status"
 dmesg >"$out/dmesg.log"
 sync
 

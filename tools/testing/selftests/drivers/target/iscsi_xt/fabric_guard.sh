@@ -20,8 +20,6 @@ dup_line() {
 		grep -q "$1: exports duplicate symbol iscsit_register_transport (owned by $2)"
 }
 
-ixt_begin 8
-
 lio_refused() {
 	! modprobe --ignore-install iscsi_target_mod 2>/dev/null &&
 		[ ! -d /sys/module/iscsi_target_mod ]

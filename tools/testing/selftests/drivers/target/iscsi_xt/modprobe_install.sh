@@ -21,7 +21,7 @@ ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
 
 kver=$(uname -r)
 installed() {
-	ls "/lib/modules/$kver/extra/"iscsi_xt.ko* >/dev/null 2>&1 &&
+	[ -n "$(find "/lib/modules/$kver/extra" -name 'iscsi_xt.ko*' 2>/dev/null)" ] &&
 		[ -f /etc/modprobe.d/iscsi_xt.conf ]
 }
 

@@ -18,7 +18,7 @@ wwn=iqn.2026-11.org.example:t1
 tpg=$IXT_FABRIC/$wwn/tpgt_1
 
 tcli() {
-	targetcli "$@" 2>&1 | tee -a "$log" >/dev/null
+	targetcli "$@" 2>&1 | tee -a "$log"
 }
 
 log=$(mktemp)
@@ -28,12 +28,12 @@ ixt_begin 7
 ixt_load
 
 ixt_check "targetcli ls shows /iscsi" eval 'tcli ls /iscsi | grep -q "^o- iscsi"'
-tcli /iscsi create "$wwn"
+tcli /iscsi create "$wwn" >/dev/null
 ixt_check "targetcli creates the target and tpg1 through iscsi_xt" [ -d "$tpg" ]
 ixt_check "tpg1 is enabled" [ "$(cat "$tpg/enable" 2>/dev/null)" = 1 ]
 ixt_check "the default portal 0.0.0.0:3260 exists" [ -d "$tpg/np/0.0.0.0:3260" ]
 ixt_check "targetcli ls lists tpg1" eval 'tcli ls "/iscsi/$wwn" | grep -q "o- tpg1"'
-tcli /iscsi delete "$wwn"
+tcli /iscsi delete "$wwn" >/dev/null
 ixt_check "targetcli deletes the target" [ ! -d "$IXT_FABRIC/$wwn" ]
 ixt_unload
 ixt_check "iscsi_xt unloads afterwards" [ ! -d /sys/module/iscsi_xt ]
