@@ -1,0 +1,932 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iscsi_xt: the configfs tree of the fabric, as rtslib and targetcli drive it. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/array_size.h>
+#include <linux/bits.h>
+#include <linux/capability.h>
+#include <linux/configfs.h>
+#include <linux/ctype.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
+#include <linux/kstrtox.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "iscsi_xt.h"
+
+/* Largest command window of an ACL, as in LIO. */
+#define IXT_CMDSN_DEPTH_MAX	512
+
+/*
+ * Names and values
+ *
+ * Tags and ports in names must be canonical decimal (no sign, no leading
+ * zero), so that "tpgt_1" cannot be created a second time as "tpgt_01".
+ */
+
+static bool ixt_is_canonical_decimal(const char *s)
+{
+	if (*s < '1' || *s > '9')
+		return false;
+	while (isdigit(*s))
+		s++;
+	return *s == '\0';
+}
+
+/* Parse "0" or "1" as LIO does (kstrtou32 base 0) into a bool. */
+static int ixt_parse_flag(const char *page, bool *flag)
+{
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || val > 1)
+		return -EINVAL;
+	*flag = val;
+	return 0;
+}
+
+static int ixt_check_node_name(const char *name)
+{
+	static const char * const prefixes[] = { "iqn.", "eui.", "naa." };
+	size_t i;
+
+	if (strlen(name) >= ISCSI_NAME_LEN) {
+		pr_err("target name longer than %d bytes: %s\n",
+		       ISCSI_NAME_LEN - 1, name);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (str_has_prefix(name, prefixes[i]))
+			return 0;
+	pr_err("target name must start with iqn., eui. or naa.: %s\n", name);
+	return -EINVAL;
+}
+
+static int ixt_parse_tpgt(const char *name, u16 *tpgt)
+{
+	size_t len = str_has_prefix(name, "tpgt_");
+
+	if (!len || !ixt_is_canonical_decimal(name + len) ||
+	    kstrtou16(name + len, 10, tpgt)) {
+		pr_err("TPG name must be tpgt_N with N in 1..65535: %s\n",
+		       name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ixt_parse_port(const char *s, __be16 *port)
+{
+	u16 val;
+
+	if (!ixt_is_canonical_decimal(s) || kstrtou16(s, 10, &val))
+		return -EINVAL;
+	*port = htons(val);
+	return 0;
+}
+
+/*
+ * A portal is named "a.b.c.d:port" or "[IPv6 address]:port", the names LIO
+ * uses and rtslib writes. Scoped IPv6 addresses ("%dev") are not accepted.
+ */
+static int ixt_parse_portal(const char *name, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	const char *end;
+
+	memset(ss, 0, sizeof(*ss));
+	if (name[0] == '[') {
+		if (!in6_pton(name + 1, -1, sin6->sin6_addr.s6_addr, ']',
+			      &end) || end[0] != ']' || end[1] != ':')
+			return -EINVAL;
+		sin6->sin6_family = AF_INET6;
+		return ixt_parse_port(end + 2, &sin6->sin6_port);
+	}
+	if (!in4_pton(name, -1, (u8 *)&sin->sin_addr.s_addr, ':', &end) ||
+	    end[0] != ':')
+		return -EINVAL;
+	sin->sin_family = AF_INET;
+	return ixt_parse_port(end + 1, &sin->sin_port);
+}
+
+/*
+ * CHAP credentials: shared by discovery_auth/, <tpg>/auth/ and
+ * <acl>/auth/. As in LIO they are readable and writable by CAP_SYS_ADMIN
+ * only, and writing "NULL" (what rtslib writes for "unset") clears one.
+ */
+
+static const char * const ixt_auth_names[IXT_AUTH_NR] = {
+	[IXT_AUTH_USERID]		= "userid",
+	[IXT_AUTH_PASSWORD]		= "password",
+	[IXT_AUTH_USERID_MUTUAL]	= "userid_mutual",
+	[IXT_AUTH_PASSWORD_MUTUAL]	= "password_mutual",
+};
+
+static void ixt_auth_init(struct ixt_auth *auth)
+{
+	mutex_init(&auth->lock);
+}
+
+static ssize_t ixt_auth_show(struct ixt_auth *auth, enum ixt_auth_field field,
+			     char *page)
+{
+	ssize_t ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&auth->lock);
+	ret = sysfs_emit(page, "%s\n", auth->cred[field]);
+	mutex_unlock(&auth->lock);
+	return ret;
+}
+
+static ssize_t ixt_auth_store(struct ixt_auth *auth, enum ixt_auth_field field,
+			      const char *page, size_t count)
+{
+	size_t len = count;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len >= IXT_AUTH_LEN || strnlen(page, len) != len ||
+	    memchr(page, '\n', len)) {
+		pr_err("auth %s: a single line of at most %d bytes expected\n",
+		       ixt_auth_names[field], IXT_AUTH_LEN - 1);
+		return -EINVAL;
+	}
+	if (len == 4 && !memcmp(page, "NULL", 4))
+		len = 0;
+
+	mutex_lock(&auth->lock);
+	memcpy(auth->cred[field], page, len);
+	auth->cred[field][len] = '\0';
+	mutex_unlock(&auth->lock);
+	return count;
+}
+
+static ssize_t ixt_auth_target_show(struct ixt_auth *auth, char *page)
+{
+	bool mutual;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&auth->lock);
+	mutual = auth->cred[IXT_AUTH_USERID_MUTUAL][0] &&
+		 auth->cred[IXT_AUTH_PASSWORD_MUTUAL][0];
+	mutex_unlock(&auth->lock);
+	return sysfs_emit(page, "%d\n", mutual);
+}
+
+/*
+ * configfs hands show() and store() the item only, so each credential of
+ * each context needs its own pair of functions; these macros write them.
+ * ixt_<ctx>_auth(item) must return the context's &struct ixt_auth.
+ */
+#define IXT_AUTH_ATTR(_ctx, _name, _field)				\
+static const enum ixt_auth_field ixt_##_ctx##_auth_##_name##_field = _field; \
+									\
+static ssize_t ixt_##_ctx##_auth_##_name##_show(struct config_item *item, \
+						char *page)		\
+{									\
+	return ixt_auth_show(ixt_##_ctx##_auth(item),			\
+			     ixt_##_ctx##_auth_##_name##_field, page);	\
+}									\
+									\
+static ssize_t ixt_##_ctx##_auth_##_name##_store(struct config_item *item, \
+						 const char *page,	\
+						 size_t count)		\
+{									\
+	return ixt_auth_store(ixt_##_ctx##_auth(item),			\
+			      ixt_##_ctx##_auth_##_name##_field, page,	\
+			      count);					\
+}									\
+									\
+CONFIGFS_ATTR(ixt_##_ctx##_auth_, _name)
+
+#define IXT_AUTH_TARGET_ATTR(_ctx)					\
+static ssize_t								\
+ixt_##_ctx##_auth_authenticate_target_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return ixt_auth_target_show(ixt_##_ctx##_auth(item), page);	\
+}									\
+									\
+CONFIGFS_ATTR_RO(ixt_##_ctx##_auth_, authenticate_target)
+
+/*
+ * Fabric root: target/iscsi/
+ */
+
+static ssize_t ixt_fabric_lio_version_show(struct config_item *item,
+					   char *page)
+{
+	return sysfs_emit(page, "iscsi_xt iSCSI Target %s\n", IXT_VERSION);
+}
+
+CONFIGFS_ATTR_RO(ixt_fabric_, lio_version);
+
+struct configfs_attribute *ixt_fabric_attrs[] = {
+	&ixt_fabric_attr_lio_version,
+	NULL,
+};
+
+/*
+ * Discovery: target/iscsi/discovery_auth/
+ */
+
+/**
+ * struct ixt_discovery - settings of SendTargets discovery sessions
+ * @auth: CHAP credentials a discovery session is checked against;
+ *	@auth.lock also protects @enforce.
+ * @enforce: discovery sessions must authenticate with CHAP.
+ */
+struct ixt_discovery {
+	struct ixt_auth auth;
+	bool enforce;
+};
+
+static struct ixt_discovery ixt_discovery = {
+	.auth.lock = __MUTEX_INITIALIZER(ixt_discovery.auth.lock),
+};
+
+static struct ixt_auth *ixt_disc_auth(struct config_item *item)
+{
+	return &ixt_discovery.auth;
+}
+
+IXT_AUTH_ATTR(disc, userid, IXT_AUTH_USERID);
+IXT_AUTH_ATTR(disc, password, IXT_AUTH_PASSWORD);
+IXT_AUTH_ATTR(disc, userid_mutual, IXT_AUTH_USERID_MUTUAL);
+IXT_AUTH_ATTR(disc, password_mutual, IXT_AUTH_PASSWORD_MUTUAL);
+IXT_AUTH_TARGET_ATTR(disc);
+
+static ssize_t ixt_disc_enforce_discovery_auth_show(struct config_item *item,
+						    char *page)
+{
+	bool enforce;
+
+	mutex_lock(&ixt_discovery.auth.lock);
+	enforce = ixt_discovery.enforce;
+	mutex_unlock(&ixt_discovery.auth.lock);
+	return sysfs_emit(page, "%d\n", enforce);
+}
+
+static ssize_t ixt_disc_enforce_discovery_auth_store(struct config_item *item,
+						     const char *page,
+						     size_t count)
+{
+	bool enforce;
+
+	if (ixt_parse_flag(page, &enforce)) {
+		pr_err("enforce_discovery_auth: 0 or 1 expected\n");
+		return -EINVAL;
+	}
+	mutex_lock(&ixt_discovery.auth.lock);
+	ixt_discovery.enforce = enforce;
+	mutex_unlock(&ixt_discovery.auth.lock);
+	return count;
+}
+
+CONFIGFS_ATTR(ixt_disc_, enforce_discovery_auth);
+
+struct configfs_attribute *ixt_discovery_attrs[] = {
+	&ixt_disc_auth_attr_userid,
+	&ixt_disc_auth_attr_password,
+	&ixt_disc_auth_attr_authenticate_target,
+	&ixt_disc_auth_attr_userid_mutual,
+	&ixt_disc_auth_attr_password_mutual,
+	&ixt_disc_attr_enforce_discovery_auth,
+	NULL,
+};
+
+/*
+ * Target nodes: target/iscsi/<name>/
+ */
+
+/**
+ * ixt_make_tiqn() - create a target node for a configfs mkdir
+ * @tf: the fabric (unused: there is one).
+ * @group: the fabric's root group (unused).
+ * @name: directory name, the node's iSCSI name.
+ *
+ * Context: Process context, from configfs mkdir.
+ * Return: the node's &struct se_wwn, or an ERR_PTR(): -EINVAL when @name
+ * is not an iSCSI name ("iqn.", "eui." or "naa." prefix, at most 223
+ * bytes), -ENOMEM.
+ */
+struct se_wwn *ixt_make_tiqn(struct target_fabric_configfs *tf,
+			     struct config_group *group, const char *name)
+{
+	struct ixt_tiqn *tiqn;
+	int ret;
+
+	ret = ixt_check_node_name(name);
+	if (ret)
+		return ERR_PTR(ret);
+
+	tiqn = kzalloc(sizeof(*tiqn), GFP_KERNEL);
+	if (!tiqn)
+		return ERR_PTR(-ENOMEM);
+	strscpy(tiqn->name, name, sizeof(tiqn->name));
+	pr_debug("target %s created\n", tiqn->name);
+	return &tiqn->wwn;
+}
+
+/**
+ * ixt_drop_tiqn() - free a target node
+ * @wwn: the node, whose TPGs are all gone.
+ *
+ * Context: Process context, from the release of the node's configfs item.
+ */
+void ixt_drop_tiqn(struct se_wwn *wwn)
+{
+	struct ixt_tiqn *tiqn = to_ixt_tiqn(wwn);
+
+	pr_debug("target %s removed\n", tiqn->name);
+	kfree(tiqn);
+}
+
+/*
+ * TPG attributes: <tpg>/attrib/
+ */
+
+/**
+ * struct ixt_tpg_attr_desc - what a TPG attribute accepts
+ * @name: configfs file name, for messages.
+ * @def: value in a new TPG.
+ * @min: smallest value accepted.
+ * @max: largest value accepted.
+ * @allowed: if not zero, bit N set means value N is accepted; for
+ *	enumerations with holes (@max must then be below 32).
+ */
+struct ixt_tpg_attr_desc {
+	const char *name;
+	u32 def;
+	u32 min;
+	u32 max;
+	u32 allowed;
+};
+
+/* Names, defaults and bounds are LIO's, so saved configurations move over. */
+static const struct ixt_tpg_attr_desc ixt_tpg_attr_descs[IXT_TA_NR] = {
+	[IXT_TA_AUTHENTICATION] = {
+		.name = "authentication", .def = 1, .max = 1,
+	},
+	[IXT_TA_LOGIN_TIMEOUT] = {
+		.name = "login_timeout", .def = 15, .min = 5, .max = 30,
+	},
+	[IXT_TA_GENERATE_NODE_ACLS] = {
+		.name = "generate_node_acls", .def = 0, .max = 1,
+	},
+	[IXT_TA_DEFAULT_CMDSN_DEPTH] = {
+		.name = "default_cmdsn_depth", .def = 64, .min = 1,
+		.max = IXT_CMDSN_DEPTH_MAX,
+	},
+	[IXT_TA_CACHE_DYNAMIC_ACLS] = {
+		.name = "cache_dynamic_acls", .def = 0, .max = 1,
+	},
+	[IXT_TA_DEMO_MODE_WRITE_PROTECT] = {
+		.name = "demo_mode_write_protect", .def = 1, .max = 1,
+	},
+	[IXT_TA_PROD_MODE_WRITE_PROTECT] = {
+		.name = "prod_mode_write_protect", .def = 0, .max = 1,
+	},
+	[IXT_TA_DEMO_MODE_DISCOVERY] = {
+		.name = "demo_mode_discovery", .def = 1, .max = 1,
+	},
+	[IXT_TA_DEFAULT_ERL] = {
+		.name = "default_erl", .def = 0, .max = 2,
+	},
+	[IXT_TA_T10_PI] = {
+		.name = "t10_pi", .def = 0, .max = 1,
+	},
+	[IXT_TA_FABRIC_PROT_TYPE] = {
+		.name = "fabric_prot_type", .def = 0, .max = 3,
+		.allowed = BIT(0) | BIT(1) | BIT(3),
+	},
+	[IXT_TA_TPG_ENABLED_SENDTARGETS] = {
+		.name = "tpg_enabled_sendtargets", .def = 1, .max = 1,
+	},
+	[IXT_TA_LOGIN_KEYS_WORKAROUND] = {
+		.name = "login_keys_workaround", .def = 1, .max = 1,
+	},
+};
+
+static bool ixt_tpg_attr_valid(const struct ixt_tpg_attr_desc *desc, u32 val)
+{
+	if (val < desc->min || val > desc->max)
+		return false;
+	return !desc->allowed || (desc->allowed & BIT(val));
+}
+
+static void ixt_tpg_attr_reject(const struct ixt_tpg *tpg,
+				const struct ixt_tpg_attr_desc *desc)
+{
+	char values[64] = "";
+	size_t len = 0;
+	u32 val;
+
+	if (!desc->allowed) {
+		pr_err("%s tpgt_%u: %s must be in %u..%u\n", tpg->tiqn->name,
+		       tpg->tpgt, desc->name, desc->min, desc->max);
+		return;
+	}
+	for (val = desc->min; val <= desc->max; val++)
+		if (desc->allowed & BIT(val))
+			len += scnprintf(values + len, sizeof(values) - len,
+					 " %u", val);
+	pr_err("%s tpgt_%u: %s must be one of:%s\n", tpg->tiqn->name,
+	       tpg->tpgt, desc->name, values);
+}
+
+static void ixt_tpg_attrib_init(struct ixt_tpg *tpg)
+{
+	int i;
+
+	for (i = 0; i < IXT_TA_NR; i++)
+		tpg->attrib[i] = ixt_tpg_attr_descs[i].def;
+}
+
+static void ixt_tpg_attrib_set(struct ixt_tpg *tpg, enum ixt_tpg_attr attr,
+			       u32 val)
+{
+	lockdep_assert_held(&tpg->lock);
+
+	/*
+	 * LIO keeps dynamic ACLs cached whenever demo mode is on, and ignores
+	 * a request to stop caching them meanwhile rather than failing it:
+	 * restoring a saved configuration writes both attributes in any
+	 * order, so a refusal would break restoreconfig.
+	 */
+	if (attr == IXT_TA_CACHE_DYNAMIC_ACLS && !val &&
+	    tpg->attrib[IXT_TA_GENERATE_NODE_ACLS]) {
+		pr_debug("%s tpgt_%u: cache_dynamic_acls stays 1 in demo mode\n",
+			 tpg->tiqn->name, tpg->tpgt);
+		return;
+	}
+	WRITE_ONCE(tpg->attrib[attr], val);
+	if (attr == IXT_TA_GENERATE_NODE_ACLS && val)
+		WRITE_ONCE(tpg->attrib[IXT_TA_CACHE_DYNAMIC_ACLS], 1);
+}
+
+static ssize_t ixt_tpg_attrib_show(struct config_item *item,
+				   enum ixt_tpg_attr attr, char *page)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", ixt_tpg_attrib(tpg, attr));
+}
+
+static ssize_t ixt_tpg_attrib_store(struct config_item *item,
+				    enum ixt_tpg_attr attr, const char *page,
+				    size_t count)
+{
+	const struct ixt_tpg_attr_desc *desc = &ixt_tpg_attr_descs[attr];
+	struct ixt_tpg *tpg = to_ixt_tpg(attrib_to_tpg(item));
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || !ixt_tpg_attr_valid(desc, val)) {
+		ixt_tpg_attr_reject(tpg, desc);
+		return -EINVAL;
+	}
+	mutex_lock(&tpg->lock);
+	ixt_tpg_attrib_set(tpg, attr, val);
+	mutex_unlock(&tpg->lock);
+	return count;
+}
+
+/* One configfs file per attribute, all served by the two functions above. */
+#define IXT_TPG_ATTRIB(_name, _attr)					\
+static const enum ixt_tpg_attr ixt_tpg_attrib_##_name##_id = _attr;	\
+									\
+static ssize_t ixt_tpg_attrib_##_name##_show(struct config_item *item,	\
+					     char *page)		\
+{									\
+	return ixt_tpg_attrib_show(item, ixt_tpg_attrib_##_name##_id,	\
+				   page);				\
+}									\
+									\
+static ssize_t ixt_tpg_attrib_##_name##_store(struct config_item *item,	\
+					      const char *page,		\
+					      size_t count)		\
+{									\
+	return ixt_tpg_attrib_store(item, ixt_tpg_attrib_##_name##_id,	\
+				    page, count);			\
+}									\
+									\
+CONFIGFS_ATTR(ixt_tpg_attrib_, _name)
+
+IXT_TPG_ATTRIB(authentication, IXT_TA_AUTHENTICATION);
+IXT_TPG_ATTRIB(login_timeout, IXT_TA_LOGIN_TIMEOUT);
+IXT_TPG_ATTRIB(generate_node_acls, IXT_TA_GENERATE_NODE_ACLS);
+IXT_TPG_ATTRIB(default_cmdsn_depth, IXT_TA_DEFAULT_CMDSN_DEPTH);
+IXT_TPG_ATTRIB(cache_dynamic_acls, IXT_TA_CACHE_DYNAMIC_ACLS);
+IXT_TPG_ATTRIB(demo_mode_write_protect, IXT_TA_DEMO_MODE_WRITE_PROTECT);
+IXT_TPG_ATTRIB(prod_mode_write_protect, IXT_TA_PROD_MODE_WRITE_PROTECT);
+IXT_TPG_ATTRIB(demo_mode_discovery, IXT_TA_DEMO_MODE_DISCOVERY);
+IXT_TPG_ATTRIB(default_erl, IXT_TA_DEFAULT_ERL);
+IXT_TPG_ATTRIB(t10_pi, IXT_TA_T10_PI);
+IXT_TPG_ATTRIB(fabric_prot_type, IXT_TA_FABRIC_PROT_TYPE);
+IXT_TPG_ATTRIB(tpg_enabled_sendtargets, IXT_TA_TPG_ENABLED_SENDTARGETS);
+IXT_TPG_ATTRIB(login_keys_workaround, IXT_TA_LOGIN_KEYS_WORKAROUND);
+
+struct configfs_attribute *ixt_tpg_attrib_attrs[] = {
+	&ixt_tpg_attrib_attr_authentication,
+	&ixt_tpg_attrib_attr_login_timeout,
+	&ixt_tpg_attrib_attr_generate_node_acls,
+	&ixt_tpg_attrib_attr_default_cmdsn_depth,
+	&ixt_tpg_attrib_attr_cache_dynamic_acls,
+	&ixt_tpg_attrib_attr_demo_mode_write_protect,
+	&ixt_tpg_attrib_attr_prod_mode_write_protect,
+	&ixt_tpg_attrib_attr_demo_mode_discovery,
+	&ixt_tpg_attrib_attr_default_erl,
+	&ixt_tpg_attrib_attr_t10_pi,
+	&ixt_tpg_attrib_attr_fabric_prot_type,
+	&ixt_tpg_attrib_attr_tpg_enabled_sendtargets,
+	&ixt_tpg_attrib_attr_login_keys_workaround,
+	NULL,
+};
+
+/* Every attribute of the enum has a file, and only those. */
+static_assert(ARRAY_SIZE(ixt_tpg_attrib_attrs) == IXT_TA_NR + 1);
+
+/*
+ * TPG credentials: <tpg>/auth/
+ */
+
+static struct ixt_auth *ixt_tpg_auth(struct config_item *item)
+{
+	return &to_ixt_tpg(auth_to_tpg(item))->auth;
+}
+
+IXT_AUTH_ATTR(tpg, userid, IXT_AUTH_USERID);
+IXT_AUTH_ATTR(tpg, password, IXT_AUTH_PASSWORD);
+IXT_AUTH_ATTR(tpg, userid_mutual, IXT_AUTH_USERID_MUTUAL);
+IXT_AUTH_ATTR(tpg, password_mutual, IXT_AUTH_PASSWORD_MUTUAL);
+IXT_AUTH_TARGET_ATTR(tpg);
+
+struct configfs_attribute *ixt_tpg_auth_attrs[] = {
+	&ixt_tpg_auth_attr_userid,
+	&ixt_tpg_auth_attr_password,
+	&ixt_tpg_auth_attr_authenticate_target,
+	&ixt_tpg_auth_attr_userid_mutual,
+	&ixt_tpg_auth_attr_password_mutual,
+	NULL,
+};
+
+/*
+ * TPGs: target/iscsi/<name>/tpgt_<tag>/ ("enable" is the target core's)
+ */
+
+static ssize_t ixt_tpg_dynamic_sessions_show(struct config_item *item,
+					     char *page)
+{
+	return target_show_dynamic_sessions(to_tpg(item), page);
+}
+
+CONFIGFS_ATTR_RO(ixt_tpg_, dynamic_sessions);
+
+struct configfs_attribute *ixt_tpg_attrs[] = {
+	&ixt_tpg_attr_dynamic_sessions,
+	NULL,
+};
+
+/**
+ * ixt_make_tpg() - create a target portal group for a configfs mkdir
+ * @wwn: the node the TPG belongs to.
+ * @name: directory name, "tpgt_<tag>" with a tag of 1..65535.
+ *
+ * The TPG starts disabled, with LIO's default attributes.
+ *
+ * Context: Process context, from configfs mkdir.
+ * Return: the TPG's &struct se_portal_group, or an ERR_PTR(): -EINVAL for
+ * a malformed @name, -ENOMEM, or the target core's error.
+ */
+struct se_portal_group *ixt_make_tpg(struct se_wwn *wwn, const char *name)
+{
+	struct ixt_tpg *tpg;
+	u16 tpgt;
+	int ret;
+
+	ret = ixt_parse_tpgt(name, &tpgt);
+	if (ret)
+		return ERR_PTR(ret);
+
+	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
+	if (!tpg)
+		return ERR_PTR(-ENOMEM);
+	tpg->tiqn = to_ixt_tiqn(wwn);
+	tpg->tpgt = tpgt;
+	mutex_init(&tpg->lock);
+	ixt_tpg_attrib_init(tpg);
+	ixt_auth_init(&tpg->auth);
+
+	/* The core asks for the node name and tag, so set them first. */
+	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_ISCSI);
+	if (ret)
+		goto out_free_tpg;
+
+	pr_debug("%s tpgt_%u created\n", tpg->tiqn->name, tpg->tpgt);
+	return &tpg->se_tpg;
+
+out_free_tpg:
+	mutex_destroy(&tpg->auth.lock);
+	mutex_destroy(&tpg->lock);
+	kfree(tpg);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ixt_enable_tpg() - enable or disable a TPG
+ * @se_tpg: the TPG.
+ * @enable: the state asked for through the target core's "enable" file.
+ *
+ * Called by the target core only when the state changes. Nothing to start
+ * or stop yet: portals do not listen in this version.
+ *
+ * Context: Process context, from a configfs write.
+ * Return: 0.
+ */
+int ixt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
+
+	pr_debug("%s tpgt_%u %s\n", tpg->tiqn->name, tpg->tpgt,
+		 enable ? "enabled" : "disabled");
+	return 0;
+}
+
+/**
+ * ixt_drop_tpg() - free a target portal group
+ * @se_tpg: the TPG, whose portals, LUNs and ACLs are all gone.
+ *
+ * Context: Process context, from the release of the TPG's configfs item.
+ */
+void ixt_drop_tpg(struct se_portal_group *se_tpg)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
+
+	pr_debug("%s tpgt_%u removed\n", tpg->tiqn->name, tpg->tpgt);
+	core_tpg_deregister(se_tpg);
+	mutex_destroy(&tpg->auth.lock);
+	mutex_destroy(&tpg->lock);
+	kfree(tpg);
+}
+
+/*
+ * Network portals: <tpg>/np/<address>:<port>/
+ */
+
+static struct ixt_np *ixt_item_to_np(struct config_item *item)
+{
+	return to_ixt_np(to_tpg_np(item));
+}
+
+static struct ixt_tpg *ixt_np_tpg(struct ixt_np *np)
+{
+	return to_ixt_tpg(np->se_np.tpg_np_parent);
+}
+
+static ssize_t ixt_np_iser_show(struct config_item *item, char *page)
+{
+	struct ixt_np *np = ixt_item_to_np(item);
+	struct ixt_tpg *tpg = ixt_np_tpg(np);
+	bool iser;
+
+	mutex_lock(&tpg->lock);
+	iser = np->iser;
+	mutex_unlock(&tpg->lock);
+	return sysfs_emit(page, "%d\n", iser);
+}
+
+static ssize_t ixt_np_iser_store(struct config_item *item, const char *page,
+				 size_t count)
+{
+	struct ixt_np *np = ixt_item_to_np(item);
+	struct ixt_tpg *tpg = ixt_np_tpg(np);
+	bool iser;
+
+	if (ixt_parse_flag(page, &iser)) {
+		pr_err("%s tpgt_%u: iser: 0 or 1 expected\n",
+		       tpg->tiqn->name, tpg->tpgt);
+		return -EINVAL;
+	}
+	mutex_lock(&tpg->lock);
+	np->iser = iser;
+	mutex_unlock(&tpg->lock);
+	return count;
+}
+
+CONFIGFS_ATTR(ixt_np_, iser);
+
+/* Chelsio offload is a transport of LIO's; accept only "off". */
+static ssize_t ixt_np_cxgbit_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+static ssize_t ixt_np_cxgbit_store(struct config_item *item, const char *page,
+				   size_t count)
+{
+	bool cxgbit;
+
+	if (ixt_parse_flag(page, &cxgbit)) {
+		pr_err("cxgbit: 0 or 1 expected\n");
+		return -EINVAL;
+	}
+	if (cxgbit) {
+		pr_err("cxgbit: offload is not supported\n");
+		return -EOPNOTSUPP;
+	}
+	return count;
+}
+
+CONFIGFS_ATTR(ixt_np_, cxgbit);
+
+struct configfs_attribute *ixt_np_attrs[] = {
+	&ixt_np_attr_iser,
+	&ixt_np_attr_cxgbit,
+	NULL,
+};
+
+/**
+ * ixt_make_np() - create a network portal for a configfs mkdir
+ * @se_tpg: the TPG the portal belongs to.
+ * @group: the TPG's np group (unused).
+ * @name: directory name, "a.b.c.d:port" or "[IPv6 address]:port".
+ *
+ * Only records the address: portals do not listen in this version.
+ *
+ * Context: Process context, from configfs mkdir.
+ * Return: the portal's &struct se_tpg_np, or an ERR_PTR(): -EINVAL for a
+ * malformed @name, -ENOMEM.
+ */
+struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
+			      struct config_group *group, const char *name)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
+	struct sockaddr_storage addr;
+	struct ixt_np *np;
+
+	if (ixt_parse_portal(name, &addr)) {
+		pr_err("%s tpgt_%u: portal must be IPv4:port or [IPv6]:port: %s\n",
+		       tpg->tiqn->name, tpg->tpgt, name);
+		return ERR_PTR(-EINVAL);
+	}
+
+	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return ERR_PTR(-ENOMEM);
+	np->addr = addr;
+	pr_debug("%s tpgt_%u: portal %pISpc created\n", tpg->tiqn->name,
+		 tpg->tpgt, &np->addr);
+	return &np->se_np;
+}
+
+/**
+ * ixt_drop_np() - free a network portal
+ * @se_np: the portal.
+ *
+ * Context: Process context, from the release of the portal's configfs item.
+ */
+void ixt_drop_np(struct se_tpg_np *se_np)
+{
+	struct ixt_np *np = to_ixt_np(se_np);
+
+	pr_debug("portal %pISpc removed\n", &np->addr);
+	kfree(np);
+}
+
+/*
+ * Initiator ACLs: <tpg>/acls/<initiator name>/
+ */
+
+static ssize_t ixt_nacl_info_show(struct config_item *item, char *page)
+{
+	/* No session exists yet; rtslib parses this exact sentence. */
+	return sysfs_emit(page,
+			  "No active iSCSI Session for Initiator Endpoint: %s\n",
+			  acl_to_nacl(item)->initiatorname);
+}
+
+static ssize_t ixt_nacl_cmdsn_depth_show(struct config_item *item,
+					 char *page)
+{
+	return sysfs_emit(page, "%u\n", acl_to_nacl(item)->queue_depth);
+}
+
+static ssize_t ixt_nacl_cmdsn_depth_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	struct se_node_acl *se_nacl = acl_to_nacl(item);
+	u32 depth;
+	int ret;
+
+	if (kstrtou32(page, 0, &depth) || !depth ||
+	    depth > IXT_CMDSN_DEPTH_MAX) {
+		pr_err("%s: cmdsn_depth must be in 1..%d\n",
+		       se_nacl->initiatorname, IXT_CMDSN_DEPTH_MAX);
+		return -EINVAL;
+	}
+	ret = core_tpg_set_initiator_node_queue_depth(se_nacl, depth);
+	return ret ? ret : count;
+}
+
+static ssize_t ixt_nacl_tag_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", acl_to_nacl(item)->acl_tag);
+}
+
+static ssize_t ixt_nacl_tag_store(struct config_item *item, const char *page,
+				  size_t count)
+{
+	struct se_node_acl *se_nacl = acl_to_nacl(item);
+	char tag[MAX_ACL_TAG_SIZE];
+	size_t len = count;
+	int ret;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(tag)) {
+		pr_err("%s: tag longer than %zu bytes\n",
+		       se_nacl->initiatorname, sizeof(tag) - 1);
+		return -EINVAL;
+	}
+	memcpy(tag, page, len);
+	tag[len] = '\0';
+
+	/* "NULL" clears the tag. */
+	ret = core_tpg_set_initiator_node_tag(se_nacl->se_tpg, se_nacl, tag);
+	return ret < 0 ? ret : count;
+}
+
+CONFIGFS_ATTR_RO(ixt_nacl_, info);
+CONFIGFS_ATTR(ixt_nacl_, cmdsn_depth);
+CONFIGFS_ATTR(ixt_nacl_, tag);
+
+struct configfs_attribute *ixt_nacl_attrs[] = {
+	&ixt_nacl_attr_info,
+	&ixt_nacl_attr_cmdsn_depth,
+	&ixt_nacl_attr_tag,
+	NULL,
+};
+
+static struct ixt_auth *ixt_nacl_auth(struct config_item *item)
+{
+	return &to_ixt_nacl(auth_to_nacl(item))->auth;
+}
+
+IXT_AUTH_ATTR(nacl, userid, IXT_AUTH_USERID);
+IXT_AUTH_ATTR(nacl, password, IXT_AUTH_PASSWORD);
+IXT_AUTH_ATTR(nacl, userid_mutual, IXT_AUTH_USERID_MUTUAL);
+IXT_AUTH_ATTR(nacl, password_mutual, IXT_AUTH_PASSWORD_MUTUAL);
+IXT_AUTH_TARGET_ATTR(nacl);
+
+struct configfs_attribute *ixt_nacl_auth_attrs[] = {
+	&ixt_nacl_auth_attr_userid,
+	&ixt_nacl_auth_attr_password,
+	&ixt_nacl_auth_attr_authenticate_target,
+	&ixt_nacl_auth_attr_userid_mutual,
+	&ixt_nacl_auth_attr_password_mutual,
+	NULL,
+};
+
+/**
+ * ixt_nacl_set_defaults() - initialise the fabric part of a new ACL
+ * @se_nacl: the ACL, zeroed by the target core.
+ *
+ * Called for explicit ACLs (configfs mkdir) and for those the core makes
+ * in demo mode; the core frees both kinds without calling back, which is
+ * why nothing here needs undoing.
+ *
+ * Context: Process context.
+ */
+void ixt_nacl_set_defaults(struct se_node_acl *se_nacl)
+{
+	ixt_auth_init(&to_ixt_nacl(se_nacl)->auth);
+}
+
+/**
+ * ixt_init_nacl() - accept an ACL created by configfs mkdir
+ * @se_nacl: the ACL, already set up by ixt_nacl_set_defaults().
+ * @name: directory name, the initiator's iSCSI name.
+ *
+ * Context: Process context, from configfs mkdir.
+ * Return: 0.
+ */
+int ixt_init_nacl(struct se_node_acl *se_nacl, const char *name)
+{
+	pr_debug("ACL %s created\n", name);
+	return 0;
+}
