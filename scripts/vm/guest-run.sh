@@ -19,8 +19,9 @@ ln -sf fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
+# No tmpfs on /tmp: the repository, and with it the results share, may
+# live there (CI clones anywhere); the overlay already makes /tmp writable.
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
