@@ -14,6 +14,7 @@ cfs=/sys/kernel/config/target/iscsi
 say() { printf '\n### %s\n' "$*"; }
 
 say "insmod iscsi_xt.ko"
+modprobe target_core_mod
 insmod "$IXT_KO"
 dmesg | grep -E 'iscsi_xt' | tail -n 3
 
