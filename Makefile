@@ -8,6 +8,7 @@
 #                      in for iscsi_target_mod
 #   make check         everything below, ending with "N passed, N failed"
 #   make demo          boot the VM and drive the module with targetcli
+#   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side
 #
 # KVER defaults to the kernel the test VM boots (build/kernel/KVER, written
 # by scripts/setup.sh) and, on a machine without it, to the running kernel;
@@ -84,5 +85,9 @@ check:
 demo:
 	scripts/demo.sh
 
+# iscsi_xt against LIO's target in one VM boot; BENCH_FLAGS=-q for a quick run.
+bench:
+	scripts/bench/bench.sh $(BENCH_FLAGS)
+
 .PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
-	kdoc unit kselftest check demo
+	kdoc unit kselftest check demo bench

@@ -29,6 +29,7 @@ packages=(
 	targetcli-fb python3-rtslib-fb dbus
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync
+	iperf3 perftest gnuplot-nox
 )
 
 log() { printf 'setup: %s\n' "$*"; }

@@ -22,6 +22,7 @@ mount -t tmpfs tmpfs /dev/shm
 # No tmpfs on /tmp: the repository, and with it the results share, may
 # live there (CI clones anywhere); the overlay already makes /tmp writable.
 mount -t tmpfs tmpfs /run
+mkdir -p /run/lock
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: iscsi_xt against LIO's own target, side by side in one VM
+# boot, alternating per round (see scripts/bench/guest.sh).
+#
+#   scripts/bench/bench.sh [-q] [-r ROUNDS] [CELL...]
+#
+#   -q          quick: one round, 3 s cells after a 1 s ramp
+#   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
+#
+# Results: build/bench/{cells.jsonl,results.json,table.md,chart.png}; the
+# table is printed at the end. The VM boots without the debug options.
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+rounds=3 runtime=10 ramp=2
+
+while getopts "qr:" opt; do
+	case "$opt" in
+	q)	rounds=1 runtime=3 ramp=1 ;;
+	r)	rounds=$OPTARG ;;
+	*)	exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+"$top/scripts/setup.sh" "$build"
+make -s -C "$top" modules
+IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t 5400 -n bench \
+	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$@"
+
+out=$build/bench
+mkdir -p "$out"
+cp "$build/vm/bench/cells.jsonl" "$out/"
+{
+	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
+	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
+		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); VM: QEMU TCG, 2 vCPUs, 6 GiB"
+} >"$out/header.txt"
+cat "$out/header.txt"
+"$top/scripts/bench/report.py" "$out/cells.jsonl" "$out"

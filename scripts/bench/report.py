@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the cells make bench measured into results.json, table.md and chart.png.
+
+    report.py CELLS_JSONL OUTDIR
+
+Medians over rounds per (target, backstore, cell); the ratio column is
+iscsi_xt over LIO. The chart (gnuplot, when installed) shows that ratio
+for IOPS and for CPU cost per IO.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io")
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def medians(recs):
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["target"], r["backstore"], r["cell"]), []).append(r)
+    out = {}
+    for key, rs in groups.items():
+        ok = [r for r in rs if "error" not in r]
+        m = {"rounds": len(ok), "errors": sorted({r["error"] for r in rs if "error" in r})}
+        for k in METRICS:
+            vals = [r[k] for r in ok if r.get(k) is not None]
+            m[k] = statistics.median(vals) if vals else None
+        out[key] = m
+    return out
+
+
+def fmt(v, scale=1.0, digits=0):
+    return "-" if v is None else f"{v / scale:,.{digits}f}"
+
+
+def ratio(a, b):
+    return None if a is None or not b else a / b
+
+
+def table(med):
+    cells = sorted({(bs, c) for (t, bs, c) in med if t in ("lio", "xt")})
+    lines = [
+        "| backstore | cell | LIO IOPS | xt IOPS | xt/LIO | LIO MB/s | xt MB/s "
+        "| LIO p50/p99 us | xt p50/p99 us | LIO CPU us/IO | xt CPU us/IO | local IOPS |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for bs, c in cells:
+        lio = med.get(("lio", bs, c), {})
+        xt = med.get(("xt", bs, c), {})
+        loc = med.get(("local", "nullb", c), {}) if bs == "nullb" else {}
+        r = ratio(xt.get("iops"), lio.get("iops"))
+        lines.append(
+            f"| {bs} | {c} | {fmt(lio.get('iops'))} | {fmt(xt.get('iops'))} "
+            f"| {fmt(r, digits=2)} | {fmt(lio.get('bw'), 1e6, 1)} | {fmt(xt.get('bw'), 1e6, 1)} "
+            f"| {fmt(lio.get('p50_us'))}/{fmt(lio.get('p99_us'))} "
+            f"| {fmt(xt.get('p50_us'))}/{fmt(xt.get('p99_us'))} "
+            f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} | {fmt(xt.get('cpu_us_per_io'), digits=1)} "
+            f"| {fmt(loc.get('iops'))} |")
+    tcp = med.get(("tcp", "-", "iperf3"))
+    if tcp and tcp.get("bw"):
+        lines.append("")
+        lines.append(f"Raw TCP on the initiator's path (iperf3): {tcp['bw'] / 1e6:,.0f} MB/s")
+    errs = sorted({(t, e) for (t, _, _), m in med.items() for e in m["errors"]})
+    for t, e in errs:
+        lines.append(f"\n{t}: {e}")
+    return "\n".join(lines) + "\n"
+
+
+def chart(med, outdir):
+    rows = []
+    for (t, bs, c), xt in sorted(med.items()):
+        if t != "xt":
+            continue
+        lio = med.get(("lio", bs, c), {})
+        ri = ratio(xt.get("iops"), lio.get("iops"))
+        rc = ratio(xt.get("cpu_us_per_io"), lio.get("cpu_us_per_io"))
+        if ri is not None:
+            rows.append(f'"{bs} {c}" {ri:.3f} {rc if rc is not None else 0:.3f}')
+    if not rows:
+        return
+    dat = os.path.join(outdir, "chart.dat")
+    with open(dat, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    script = f"""
+set terminal pngcairo size 1100,500
+set output '{os.path.join(outdir, "chart.png")}'
+set title 'iscsi_xt / LIO (1.0 = equal)'
+set style data histograms
+set style fill solid 0.8
+set xtics rotate by -30
+set yrange [0:*]
+set grid ytics
+plot '{dat}' using 2:xtic(1) title 'IOPS ratio', '' using 3 title 'CPU per IO ratio', 1 notitle lw 2
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report: no chart ({e})", file=sys.stderr)
+
+
+def main():
+    cells, outdir = sys.argv[1], sys.argv[2]
+    med = medians(load(cells))
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump([{"target": t, "backstore": bs, "cell": c, **m}
+                   for (t, bs, c), m in sorted(med.items())], f, indent=1)
+    md = table(med)
+    with open(os.path.join(outdir, "table.md"), "w") as f:
+        f.write(md)
+    chart(med, outdir)
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
