@@ -1,0 +1,1539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of drivers/target/iscsi_xt/dpt.c: figures 9A-9D of the seed
+ * as a test vector, in order and out of order, the unsolicited-data rules,
+ * the Target Transfer Tag split, hostile Data-Out PDUs, and a brute-force
+ * model of random layouts and PDU orders: every byte placed exactly once
+ * where the lines say, no R2T across a line or beyond MaxBurstLength,
+ * MaxOutstandingR2T respected, and every Data-Out accepted exactly when
+ * the model says it may be.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <iscsi_xt/dpt.h>
+#include <iscsi_xt/holes.h>
+#include <iscsi_xt/pdu.h>
+
+#include "ixt_test.h"
+
+/* ---- Figures 9A-9D ------------------------------------------------- */
+
+/* Three 32 KiB lines; write offset 0 lands at 0x54000 (figure 9A). */
+static const struct ixt_dpt_line fig9_lines[] = {
+	{ .addr = 0x50000, .handle = 7 },
+	{ .addr = 0x68000, .handle = 3 },
+	{ .addr = 0x80000, .handle = 9 },
+};
+
+static struct ixt_dpt_geom fig9_geom(u32 max_r2t)
+{
+	return (struct ixt_dpt_geom) {
+		.xfer_len = 0x10000,
+		.first_off = 0x4000,
+		.unsol_len = 0,
+		.max_burst = 262144,
+		.max_r2t = max_r2t,
+		.slot = 0x123,
+		.ttt_base = 0x10,
+		.line_shift = 15,
+		.data_pdu_in_order = true,
+	};
+}
+
+/* Sets up the figure 9 table in @t over @e; false on failure. */
+static bool fig9_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
+		      u32 max_r2t)
+{
+	struct ixt_dpt_geom g = fig9_geom(max_r2t);
+
+	return !ixt_dpt_init(t, &g, fig9_lines, ARRAY_SIZE(fig9_lines), e, 3,
+			     NULL);
+}
+
+/* Figure 9C: the data-pointer table, entries 0x10..0x12 by their tags. */
+static const struct {
+	u32 ttt, addr, offset, length;
+} fig9c[] = {
+	{ 0x00100123, 0x54000, 0x0000, 0x4000 },
+	{ 0x00110123, 0x68000, 0x4000, 0x8000 },
+	{ 0x00120123, 0x80000, 0xc000, 0x4000 },
+};
+
+/* Figure 9D: 8 KiB Data-Out PDUs, and where figure 9A puts them. */
+static const struct {
+	u32 ttt, offset, len, addr;
+	bool final;
+} fig9d[] = {
+	{ 0x00100123, 0x0000, 0x2000, 0x54000, false },
+	{ 0x00100123, 0x2000, 0x2000, 0x56000, true },
+	{ 0x00110123, 0x4000, 0x2000, 0x68000, false },
+	{ 0x00110123, 0x6000, 0x2000, 0x6a000, false },
+	{ 0x00110123, 0x8000, 0x2000, 0x6c000, false },
+	{ 0x00110123, 0xa000, 0x2000, 0x6e000, true },
+	{ 0x00120123, 0xc000, 0x2000, 0x80000, false },
+	{ 0x00120123, 0xe000, 0x2000, 0x82000, true },
+};
+
+TEST(fig9a_count)
+{
+	struct ixt_dpt_geom g = fig9_geom(1);
+	u32 nr_lines = 0, nr_entries = 0;
+
+	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	EXPECT_EQ(nr_lines, 3);
+	EXPECT_EQ(nr_entries, 3);
+}
+
+TEST(fig9c_table)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_TRUE(fig9_init(&t, e, 1));
+	EXPECT_EQ(t.first_r2t, 0);
+	EXPECT_EQ(t.next_r2t, 0);
+	for (i = 0; i < ARRAY_SIZE(fig9c); i++) {
+		IXT_CASE("entry %u", i);
+		EXPECT_EQ(ixt_dpt_ttt(&t, i), fig9c[i].ttt);
+		EXPECT_EQ(e[i].addr, fig9c[i].addr);
+		EXPECT_EQ(e[i].offset, fig9c[i].offset);
+		EXPECT_EQ(e[i].length, fig9c[i].length);
+		EXPECT_EQ(e[i].received, 0);
+		EXPECT_EQ(e[i].line, i);
+	}
+	EXPECT_FALSE(ixt_dpt_is_complete(&t));
+}
+
+TEST(fig9b_r2ts_all_outstanding)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_TRUE(fig9_init(&t, e, 3));
+	for (i = 0; i < ARRAY_SIZE(fig9c); i++) {
+		IXT_CASE("R2T %u", i + 1);
+		ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+		EXPECT_EQ(r2t.ttt, fig9c[i].ttt);
+		EXPECT_EQ(r2t.offset, fig9c[i].offset);
+		EXPECT_EQ(r2t.length, fig9c[i].length);
+		EXPECT_EQ(r2t.entry, i);
+	}
+	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
+	EXPECT_EQ(t.outstanding, 3);
+}
+
+/* Figure 9D with all three R2Ts out: each PDU lands where 9A says. */
+TEST(fig9d_data_out_placement)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i;
+	u32 slot = 0;
+
+	ASSERT_TRUE(fig9_init(&t, e, 3));
+	while (!ixt_dpt_next_r2t(&t, &r2t))
+		;
+	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+		IXT_CASE("Data-Out %u", i + 1);
+		ASSERT_EQ(ixt_dpt_ttt_slot(fig9d[i].ttt, 0x200, &slot), 0);
+		EXPECT_EQ(slot, 0x123);
+		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+					fig9d[i].len, fig9d[i].final, &p), 0);
+		EXPECT_EQ(p.addr, fig9d[i].addr);
+		EXPECT_EQ(p.contig, fig9d[i].len);
+		EXPECT_EQ(p.entry, (fig9d[i].ttt >> 16) - 0x10);
+		EXPECT_EQ(fig9_lines[p.line].addr + p.line_off, p.addr);
+		EXPECT_TRUE(p.solicited);
+		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	}
+	EXPECT_TRUE(ixt_dpt_is_complete(&t));
+	EXPECT_EQ(t.outstanding, 0);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(e[i].received, e[i].length);
+}
+
+/* MaxOutstandingR2T=1 (the default): the cursor moves on each completion. */
+TEST(fig9_cursor_one_outstanding)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i, r = 0;
+
+	ASSERT_TRUE(fig9_init(&t, e, 1));
+	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+		IXT_CASE("Data-Out %u", i + 1);
+		if (i == 0 || fig9d[i - 1].final) {
+			ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+			EXPECT_EQ(r2t.ttt, fig9c[r].ttt);
+			r++;
+			EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t),
+				  r < ARRAY_SIZE(fig9c) ? -EAGAIN : -ENODATA);
+		}
+		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+					fig9d[i].len, fig9d[i].final, &p), 0);
+		EXPECT_EQ(p.addr, fig9d[i].addr);
+		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	}
+	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
+	EXPECT_TRUE(ixt_dpt_is_complete(&t));
+}
+
+/* The walker over the figure: one piece per line, for SG lists and Data-In. */
+TEST(fig9_walk)
+{
+	static const struct {
+		u32 offset, len, nr;
+		struct { u32 addr, len, line; } pc[3];
+	} cases[] = {
+		{ 0, 0x10000, 3, { { 0x54000, 0x4000, 0 },
+				   { 0x68000, 0x8000, 1 },
+				   { 0x80000, 0x4000, 2 } } },
+		{ 0x2000, 0x4000, 2, { { 0x56000, 0x2000, 0 },
+				       { 0x68000, 0x2000, 1 } } },
+		{ 0xbfff, 2, 2, { { 0x6ffff, 1, 1 }, { 0x80000, 1, 2 } } },
+		{ 0x5000, 0x1000, 1, { { 0x69000, 0x1000, 1 } } },
+		{ 0xffff, 1, 1, { { 0x83fff, 1, 2 } } },
+		{ 0x8000, 0, 0, { } },
+	};
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_piece pc;
+	struct ixt_dpt_iter it;
+	struct ixt_dpt t;
+	unsigned int i, n;
+
+	ASSERT_TRUE(fig9_init(&t, e, 1));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("walk %u", i);
+		EXPECT_EQ(ixt_dpt_nr_pieces(&t, cases[i].offset, cases[i].len),
+			  cases[i].nr);
+		ASSERT_EQ(ixt_dpt_iter_init(&it, &t, cases[i].offset,
+					    cases[i].len), 0);
+		for (n = 0; ixt_dpt_iter_next(&it, &pc); n++) {
+			ASSERT_TRUE(n < cases[i].nr);
+			EXPECT_EQ(pc.addr, cases[i].pc[n].addr);
+			EXPECT_EQ(pc.len, cases[i].pc[n].len);
+			EXPECT_EQ(pc.line, cases[i].pc[n].line);
+			EXPECT_EQ(fig9_lines[pc.line].addr + pc.line_off,
+				  pc.addr);
+		}
+		EXPECT_EQ(n, cases[i].nr);
+	}
+	IXT_CASE("outside");
+	EXPECT_EQ(ixt_dpt_iter_init(&it, &t, 0x10000, 1), -EPROTO);
+	EXPECT_EQ(ixt_dpt_iter_init(&it, &t, 0xffff, 2), -EPROTO);
+	EXPECT_EQ(ixt_dpt_iter_init(&it, &t, 0xfffff000, 0x2000), -EPROTO);
+	EXPECT_EQ(ixt_dpt_iter_init(&it, &t, 0x10001, 0), -EPROTO);
+	EXPECT_EQ(ixt_dpt_nr_pieces(&t, 0x10000, 1), 0);
+	EXPECT_EQ(ixt_dpt_nr_pieces(&t, 0xfffff000, 0x2000), 0);
+}
+
+/* ---- Hostile Data-Out PDUs on the figure 9 table -------------------- */
+
+/* The figure 9 table, R2Ts 1 and 2 sent, Data-Out 1 committed. */
+static bool hostile_init(struct ixt_dpt *t, struct ixt_dpt_entry *e)
+{
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+
+	return fig9_init(t, e, 2) && !ixt_dpt_next_r2t(t, &r2t) &&
+	       !ixt_dpt_next_r2t(t, &r2t) &&
+	       !ixt_dpt_place(t, 0x00100123, 0, 0x2000, false, &p) &&
+	       !ixt_dpt_commit(t, &p);
+}
+
+TEST(hostile_data_out_rejected)
+{
+	static const struct {
+		const char *what;
+		u32 ttt, offset, len;
+		bool final;
+	} cases[] = {
+		{ "reserved tag", 0xffffffff, 0x2000, 0x2000, true },
+		{ "other slot", 0x00100124, 0x2000, 0x2000, true },
+		{ "slot 0", 0x00100000, 0x2000, 0x2000, true },
+		{ "entry beyond the table", 0x00130123, 0xc000, 0x2000, false },
+		{ "entry below the base", 0x000f0123, 0x2000, 0x2000, true },
+		{ "entry field all ones", 0xffff0123, 0x2000, 0x2000, true },
+		{ "entry not solicited yet", 0x00120123, 0xc000, 0x2000,
+		  false },
+		{ "duplicate", 0x00100123, 0x0000, 0x2000, false },
+		{ "overlap", 0x00100123, 0x1000, 0x2000, false },
+		{ "gap", 0x00100123, 0x3000, 0x1000, true },
+		{ "before the entry", 0x00110123, 0x2000, 0x2000, false },
+		{ "after the entry", 0x00100123, 0x4000, 0x2000, false },
+		{ "runs past the entry", 0x00100123, 0x2000, 0x4000, true },
+		{ "one byte past the entry", 0x00100123, 0x2000, 0x2001,
+		  false },
+		{ "one byte past the entry, F", 0x00100123, 0x2000, 0x2001,
+		  true },
+		{ "runs past the buffer", 0x00110123, 0x4000, 0xc001, true },
+		{ "offset + len wraps", 0x00100123, 0x2000, 0xfffff000,
+		  true },
+		{ "offset near 2^32", 0x00110123, 0xfffff000, 0x2000, true },
+		{ "empty", 0x00100123, 0x2000, 0, false },
+		{ "empty, final", 0x00100123, 0x2000, 0, true },
+		{ "short: F before the end", 0x00100123, 0x2000, 0x1000,
+		  true },
+		{ "F missing at the end", 0x00100123, 0x2000, 0x2000, false },
+		{ "out of order in entry", 0x00110123, 0x6000, 0x2000, false },
+	};
+	struct ixt_dpt_place p, keep;
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt t, before;
+	unsigned int i;
+
+	ASSERT_TRUE(hostile_init(&t, e));
+	memcpy(&before, &t, sizeof(t));
+	memset(&keep, 0x5a, sizeof(keep));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("%s", cases[i].what);
+		memcpy(&p, &keep, sizeof(p));
+		EXPECT_EQ(ixt_dpt_place(&t, cases[i].ttt, cases[i].offset,
+					cases[i].len, cases[i].final, &p),
+			  -EPROTO);
+		EXPECT_TRUE(!memcmp(&p, &keep, sizeof(p)));
+		EXPECT_TRUE(!memcmp(&t, &before, sizeof(t)));
+	}
+	IXT_CASE("the right one still goes in");
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x2000, 0x2000, true, &p), 0);
+	EXPECT_EQ(p.addr, 0x56000);
+}
+
+TEST(hostile_after_completion)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_TRUE(fig9_init(&t, e, 3));
+	while (!ixt_dpt_next_r2t(&t, &r2t))
+		;
+	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+					fig9d[i].len, fig9d[i].final, &p), 0);
+		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+		IXT_CASE("replay of Data-Out %u", i + 1);
+		EXPECT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+					fig9d[i].len, fig9d[i].final, &p),
+			  -EPROTO);
+	}
+	IXT_CASE("one more byte");
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00120123, 0x10000, 1, true, &p),
+		  -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0, 1, true, &p), -EPROTO);
+}
+
+/* A new command in the same slot with another base: old tags miss. */
+TEST(stale_ttt_of_previous_command)
+{
+	struct ixt_dpt_geom g = fig9_geom(3);
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	g.ttt_base = 0x13;
+	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), 0);
+	while (!ixt_dpt_next_r2t(&t, &r2t))
+		;
+	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+		IXT_CASE("old Data-Out %u", i + 1);
+		EXPECT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+					fig9d[i].len, fig9d[i].final, &p),
+			  -EPROTO);
+	}
+	IXT_CASE("new tag");
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00130123, 0, 0x2000, false, &p), 0);
+	g.ttt_base = 0xfffe;
+	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), 0);
+	IXT_CASE("base wraps");
+	EXPECT_EQ(ixt_dpt_ttt(&t, 0), 0xfffe0123);
+	EXPECT_EQ(ixt_dpt_ttt(&t, 2), 0x00000123);
+	while (!ixt_dpt_next_r2t(&t, &r2t))
+		;
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00000123, 0xc000, 0x4000, true, &p), 0);
+	EXPECT_EQ(p.addr, 0x80000);
+}
+
+TEST(commit_misuse_warns)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p, bad;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	int ret = 0;
+
+	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x2000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	IXT_CASE("committed twice");
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &p));
+	EXPECT_EQ(ret, -EINVAL);
+	IXT_CASE("entry out of range");
+	bad = p;
+	bad.entry = 3;
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
+	EXPECT_EQ(ret, -EINVAL);
+	IXT_CASE("longer than the entry");
+	bad = p;
+	bad.offset = 0x2000;
+	bad.len = 0x4000;
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
+	EXPECT_EQ(ret, -EINVAL);
+	IXT_CASE("solicited flag wrong");
+	bad = p;
+	bad.offset = 0x2000;
+	bad.solicited = false;
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_EQ(e[0].received, 0x2000);
+	EXPECT_EQ(t.received, 0x2000);
+}
+
+/* ---- DataPDUInOrder=No ---------------------------------------------- */
+
+/* The figure 9 table out of order, its tracker holding @max islands. */
+static bool ooo_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
+		     struct ixt_ranges *rs, struct ixt_range *range, u32 max)
+{
+	struct ixt_dpt_geom g = fig9_geom(3);
+	struct ixt_dpt_r2t r2t;
+
+	g.data_pdu_in_order = false;
+	if (ixt_ranges_init(rs, range, max, g.xfer_len) ||
+	    ixt_dpt_init(t, &g, fig9_lines, 3, e, 3, rs))
+		return false;
+	while (!ixt_dpt_next_r2t(t, &r2t))
+		;
+	return t->next_r2t == 3;
+}
+
+/* Figure 9D's PDUs, shuffled within and across R2Ts, F on each last one. */
+TEST(fig9d_out_of_order)
+{
+	static const struct {
+		u32 ttt, offset, addr;
+		bool final;
+	} order[] = {
+		{ 0x00110123, 0x8000, 0x6c000, false },
+		{ 0x00100123, 0x2000, 0x56000, false },
+		{ 0x00120123, 0xe000, 0x82000, false },
+		{ 0x00110123, 0x4000, 0x68000, false },
+		{ 0x00100123, 0x0000, 0x54000, true },
+		{ 0x00110123, 0xa000, 0x6e000, false },
+		{ 0x00120123, 0xc000, 0x80000, true },
+		{ 0x00110123, 0x6000, 0x6a000, true },
+	};
+	struct ixt_range range[4];
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_ranges rs;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_TRUE(ooo_init(&t, e, &rs, range, ARRAY_SIZE(range)));
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		IXT_CASE("Data-Out %u", i + 1);
+		EXPECT_EQ(ixt_dpt_place(&t, order[i].ttt, order[i].offset,
+					0x2000, !order[i].final, &p), -EPROTO);
+		ASSERT_EQ(ixt_dpt_place(&t, order[i].ttt, order[i].offset,
+					0x2000, order[i].final, &p), 0);
+		EXPECT_EQ(p.addr, order[i].addr);
+		EXPECT_EQ(p.contig, 0x2000);
+		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+		IXT_CASE("Data-Out %u again", i + 1);
+		EXPECT_EQ(ixt_dpt_place(&t, order[i].ttt, order[i].offset,
+					0x2000, order[i].final, &p), -EPROTO);
+	}
+	EXPECT_TRUE(ixt_dpt_is_complete(&t));
+	EXPECT_TRUE(ixt_ranges_complete(&rs));
+	EXPECT_EQ(t.outstanding, 0);
+}
+
+TEST(hostile_out_of_order)
+{
+	static const struct {
+		const char *what;
+		u32 ttt, offset, len;
+		bool final;
+	} cases[] = {
+		{ "duplicate", 0x00110123, 0x6000, 0x2000, false },
+		{ "overlaps the start", 0x00110123, 0x5000, 0x2000, false },
+		{ "overlaps the end", 0x00110123, 0x7000, 0x2000, false },
+		{ "covers it", 0x00110123, 0x4000, 0x6000, false },
+		{ "F, entry not complete", 0x00110123, 0x4000, 0x2000, true },
+		{ "before the entry", 0x00110123, 0x3000, 0x2000, false },
+		{ "after the entry", 0x00110123, 0xb000, 0x2000, false },
+		{ "wraps", 0x00110123, 0x8000, 0xffffc000, false },
+		{ "empty", 0x00110123, 0x4000, 0, false },
+		{ "other slot", 0x00110124, 0x4000, 0x2000, false },
+	};
+	struct ixt_range range[4];
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_place p;
+	struct ixt_ranges rs;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_TRUE(ooo_init(&t, e, &rs, range, ARRAY_SIZE(range)));
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x6000, 0x2000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("%s", cases[i].what);
+		EXPECT_EQ(ixt_dpt_place(&t, cases[i].ttt, cases[i].offset,
+					cases[i].len, cases[i].final, &p),
+			  -EPROTO);
+	}
+	IXT_CASE("F on the PDU that completes the entry");
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x8000, 0x4000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00110123, 0x4000, 0x2000, false, &p),
+		  -EPROTO);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x4000, 0x2000, true, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(t.outstanding, 2);
+}
+
+/* More islands than the tracker holds: the commit fails, nothing moves. */
+TEST(out_of_order_island_bound)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_range range[1];
+	struct ixt_dpt_place p;
+	struct ixt_ranges rs;
+	struct ixt_dpt t;
+	int ret = 0;
+
+	ASSERT_TRUE(ooo_init(&t, e, &rs, range, 1));
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x1000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x3000, 0x1000, false, &p),
+		  0);
+	EXPECT_EQ(ixt_dpt_commit(&t, &p), -ENOSPC);
+	EXPECT_EQ(t.received, 0x1000);
+	EXPECT_EQ(e[0].received, 0x1000);
+	IXT_CASE("the adjacent bytes still fit");
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x1000, 0x1000, false, &p),
+		  0);
+	EXPECT_EQ(ixt_dpt_commit(&t, &p), 0);
+	IXT_CASE("committed twice");
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &p));
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_EQ(t.received, 0x2000);
+}
+
+TEST(init_checks_the_tracker)
+{
+	struct ixt_dpt_geom g = fig9_geom(1);
+	struct ixt_range range[2];
+	struct ixt_dpt_entry e[3];
+	struct ixt_ranges rs;
+	struct ixt_dpt t;
+
+	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
+	IXT_CASE("in order: no tracker");
+	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	g.data_pdu_in_order = false;
+	IXT_CASE("out of order: a tracker");
+	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), -EINVAL);
+	IXT_CASE("tracker of the wrong size");
+	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len - 1), 0);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	IXT_CASE("tracker not empty");
+	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
+	ASSERT_EQ(ixt_ranges_add(&rs, 0, 1), 0);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	IXT_CASE("good");
+	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), 0);
+	EXPECT_TRUE(t.ranges == &rs);
+}
+
+/* ---- Unsolicited data ------------------------------------------------ */
+
+/*
+ * 64 KiB in 32 KiB lines, byte 0 at 0x7000 of the first: 4 KiB of line 0,
+ * then line 1 from 0x1000. FirstBurstLength 8 KiB, InitialR2T=No.
+ */
+static const struct ixt_dpt_line unsol_lines[] = {
+	{ .addr = 0x100000 }, { .addr = 0x300000 }, { .addr = 0x200000 },
+};
+
+static struct ixt_dpt_geom unsol_geom(void)
+{
+	return (struct ixt_dpt_geom) {
+		.xfer_len = 0x10000,
+		.first_off = 0x7000,
+		.unsol_len = 0x2000,
+		.max_burst = 0x4000,
+		.max_r2t = 2,
+		.slot = 5,
+		.ttt_base = 0,
+		.line_shift = 15,
+		.data_pdu_in_order = true,
+	};
+}
+
+TEST(unsol_layout_and_placement)
+{
+	static const struct { u32 addr, offset, length; } want[] = {
+		{ 0x107000, 0x0000, 0x1000 },	/* unsolicited, line 0 */
+		{ 0x300000, 0x1000, 0x1000 },	/* unsolicited, line 1 */
+		{ 0x301000, 0x2000, 0x4000 },	/* R2T: MaxBurstLength */
+		{ 0x305000, 0x6000, 0x3000 },	/* R2T: end of line 1 */
+		{ 0x200000, 0x9000, 0x4000 },	/* R2T */
+		{ 0x204000, 0xd000, 0x3000 },	/* R2T: end of buffer */
+	};
+	struct ixt_dpt_geom g = unsol_geom();
+	struct ixt_dpt_entry e[ARRAY_SIZE(want)];
+	struct ixt_dpt_place p;
+	struct ixt_dpt_piece pc;
+	struct ixt_dpt_iter it;
+	struct ixt_dpt_r2t r2t;
+	u32 nr_lines, nr_entries;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	ASSERT_EQ(nr_lines, 3);
+	ASSERT_EQ(nr_entries, ARRAY_SIZE(want));
+	ASSERT_EQ(ixt_dpt_init(&t, &g, unsol_lines, 3, e, nr_entries, NULL),
+		  0);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		IXT_CASE("entry %u", i);
+		EXPECT_EQ(e[i].addr, want[i].addr);
+		EXPECT_EQ(e[i].offset, want[i].offset);
+		EXPECT_EQ(e[i].length, want[i].length);
+	}
+	EXPECT_EQ(t.first_r2t, 2);
+
+	IXT_CASE("no tag for unsolicited entries");
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, 0x00020005);
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00000005, 0, 0x1000, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00010005, 0x1000, 0x1000, true, &p),
+		  -EPROTO);
+
+	IXT_CASE("immediate data across lines");
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0, 0x1800, true, &p), -EPROTO);
+	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0, 0x1800, false, &p), 0);
+	EXPECT_EQ(p.addr, 0x107000);
+	EXPECT_EQ(p.contig, 0x1000);
+	EXPECT_FALSE(p.solicited);
+	ASSERT_EQ(ixt_dpt_iter_init(&it, &t, p.offset, p.len), 0);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, 0x107000);
+	EXPECT_EQ(pc.len, 0x1000);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, 0x300000);
+	EXPECT_EQ(pc.len, 0x800);
+	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[0].received, 0x1000);
+	EXPECT_EQ(e[1].received, 0x800);
+	EXPECT_EQ(t.unsol_entry, 1);
+
+	IXT_CASE("hostile unsolicited Data-Out");
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0, 0x800, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1000, 0x1000, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1c00, 0x400, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x1000, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x800, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x400, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0xfffff000, true, &p),
+		  -EPROTO);
+
+	IXT_CASE("last unsolicited Data-Out");
+	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x800, true, &p), 0);
+	EXPECT_EQ(p.addr, 0x300800);
+	EXPECT_EQ(p.contig, 0x800);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(t.unsol_entry, 2);
+	EXPECT_EQ(t.received, 0x2000);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x2000, 0x800, true, &p), -EPROTO);
+	EXPECT_EQ(t.outstanding, 1);
+}
+
+/*
+ * Entries that end one byte short of their line, at the end of the
+ * unsolicited data and at the end of the buffer: the next entry starts in
+ * the same line.
+ */
+TEST(entries_one_byte_short_of_line)
+{
+	static const struct ixt_dpt_line lines[] = {
+		{ .addr = 0x10000 }, { .addr = 0x40000 },
+	};
+	struct ixt_dpt_geom g = {
+		.xfer_len = 0x1eff, .first_off = 0x100,
+		.unsol_len = 0xeff, .max_burst = 0x10000,
+		.max_r2t = 1, .line_shift = 12, .data_pdu_in_order = true,
+	};
+	struct ixt_dpt_entry e[3];
+	u32 nr_lines, nr_entries;
+	struct ixt_dpt t;
+
+	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	ASSERT_EQ(nr_lines, 2);
+	ASSERT_EQ(nr_entries, 3);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, lines, 2, e, 3, NULL), 0);
+	EXPECT_EQ(e[0].length, 0xeff);
+	EXPECT_EQ(e[1].offset, 0xeff);
+	EXPECT_EQ(e[1].length, 1);
+	EXPECT_EQ(e[1].addr, 0x10fff);
+	EXPECT_EQ(e[2].offset, 0xf00);
+	EXPECT_EQ(e[2].length, 0xfff);
+	EXPECT_EQ(e[2].addr, 0x40000);
+	EXPECT_EQ(t.first_r2t, 1);
+}
+
+/* The same unsolicited data out of order: the last one sent has F. */
+TEST(unsol_out_of_order)
+{
+	struct ixt_dpt_geom g = unsol_geom();
+	struct ixt_dpt_entry e[6];
+	struct ixt_range range[4];
+	struct ixt_dpt_place p;
+	struct ixt_ranges rs;
+	struct ixt_dpt t;
+
+	g.data_pdu_in_order = false;
+	ASSERT_EQ(ixt_ranges_init(&rs, range, 4, g.xfer_len), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, unsol_lines, 3, e, 6, &rs), 0);
+	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0, 0x800, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	IXT_CASE("a later PDU first");
+	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x800, false, &p), 0);
+	EXPECT_EQ(p.entry, 1);
+	EXPECT_EQ(p.addr, 0x300800);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[1].received, 0x800);
+	IXT_CASE("hostile");
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1800, 0x800, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x700, 0x200, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x800, 0x800, true, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1f00, 0x200, false, &p), -EPROTO);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x800, 0x1000, false, &p), -EPROTO);
+	IXT_CASE("the hole, across lines, with F");
+	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0x800, 0x1000, true, &p), 0);
+	EXPECT_EQ(p.entry, 0);
+	EXPECT_EQ(p.addr, 0x107800);
+	EXPECT_EQ(p.contig, 0x800);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[0].received, 0x1000);
+	EXPECT_EQ(e[1].received, 0x1000);
+	EXPECT_EQ(t.unsol_received, 0x2000);
+	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x1000, 1, true, &p), -EPROTO);
+}
+
+/* A read: everything "unsolicited", no R2T, the walker covers it all. */
+TEST(read_table_has_no_r2t)
+{
+	struct ixt_dpt_geom g = unsol_geom();
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_r2t r2t;
+	u32 nr_lines, nr_entries;
+	struct ixt_dpt t;
+
+	g.unsol_len = g.xfer_len;
+	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	ASSERT_EQ(nr_entries, 3);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, unsol_lines, 3, e, 3, NULL), 0);
+	EXPECT_EQ(t.first_r2t, 3);
+	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
+	EXPECT_EQ(ixt_dpt_nr_pieces(&t, 0, g.xfer_len), 3);
+}
+
+#define LIM(imm, r2t, fbl) {						\
+	.immediate_data = (imm), .initial_r2t = (r2t),			\
+	.first_burst_length = (fbl),					\
+}
+
+TEST(unsol_len_rules)
+{
+	static const struct {
+		const char *what;
+		struct ixt_pdu_limits lim;
+		u32 xfer, imm;
+		bool final;
+		int ret;
+		u32 unsol;
+	} cases[] = {
+		{ "no data, F", LIM(true, true, 65536), 0x10000, 0, true,
+		  0, 0 },
+		{ "immediate, F", LIM(true, true, 65536), 0x10000, 0x2000,
+		  true, 0, 0x2000 },
+		{ "immediate = FBL", LIM(true, true, 8192), 0x10000, 0x2000,
+		  true, 0, 0x2000 },
+		{ "immediate > FBL", LIM(true, true, 8192), 0x10000, 0x2001,
+		  true, -EPROTO, 0 },
+		{ "immediate > EDTL", LIM(true, true, 65536), 0x1000, 0x1001,
+		  true, -EPROTO, 0 },
+		{ "ImmediateData=No", LIM(false, true, 65536), 0x10000, 1,
+		  true, -EPROTO, 0 },
+		{ "Data-Out under InitialR2T=Yes", LIM(true, true, 65536),
+		  0x10000, 0x2000, false, -EPROTO, 0 },
+		{ "InitialR2T=No, FBL < EDTL", LIM(true, false, 8192),
+		  0x10000, 0x1000, false, 0, 0x2000 },
+		{ "InitialR2T=No, no immediate", LIM(false, false, 8192),
+		  0x10000, 0, false, 0, 0x2000 },
+		{ "InitialR2T=No, EDTL < FBL", LIM(true, false, 65536),
+		  0x3000, 0x1000, false, 0, 0x3000 },
+		{ "InitialR2T=No, F", LIM(true, false, 8192), 0x10000,
+		  0x1000, true, 0, 0x1000 },
+		{ "no room for Data-Out", LIM(true, false, 8192), 0x10000,
+		  0x2000, false, -EPROTO, 0 },
+		{ "all sent, F missing", LIM(true, false, 65536), 0x1000,
+		  0x1000, false, -EPROTO, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 unsol = 0xdeadbeef;
+
+		IXT_CASE("%s", cases[i].what);
+		EXPECT_EQ(ixt_dpt_unsol_len(cases[i].xfer, cases[i].imm,
+					    cases[i].final, &cases[i].lim,
+					    &unsol), cases[i].ret);
+		if (cases[i].ret)
+			EXPECT_EQ(unsol, 0xdeadbeef);
+		else
+			EXPECT_EQ(unsol, cases[i].unsol);
+	}
+}
+
+/* ---- Tags, geometry checks ------------------------------------------ */
+
+TEST(ttt_split)
+{
+	u32 slot = 0xdead, field;
+
+	EXPECT_EQ(ixt_dpt_ttt_make(0x123, 0x11), 0x00110123);
+	EXPECT_EQ(ixt_dpt_ttt_make(0x123, 0x10011), 0x00110123);
+	EXPECT_EQ(ixt_dpt_ttt_make(IXT_DPT_MAX_SLOTS - 1, 0xffff),
+		  0xfffffffe);
+	for (field = 0; field <= IXT_DPT_TTT_ENTRY_MASK; field++)
+		if (ixt_dpt_ttt_make(IXT_DPT_MAX_SLOTS - 1, field) ==
+		    IXT_DPT_TTT_RESERVED)
+			break;
+	EXPECT_EQ(field, IXT_DPT_TTT_ENTRY_MASK + 1);
+
+	EXPECT_EQ(ixt_dpt_ttt_slot(0x00110123, 0x124, &slot), 0);
+	EXPECT_EQ(slot, 0x123);
+	slot = 0xdead;
+	EXPECT_EQ(ixt_dpt_ttt_slot(0x00110123, 0x123, &slot), -EPROTO);
+	EXPECT_EQ(ixt_dpt_ttt_slot(0xffffffff, 0x10000, &slot), -EPROTO);
+	EXPECT_EQ(ixt_dpt_ttt_slot(0x0000ffff, 0x10000, &slot), -EPROTO);
+	EXPECT_EQ(ixt_dpt_ttt_slot(0x00000000, 0, &slot), -EPROTO);
+	EXPECT_EQ(slot, 0xdead);
+	EXPECT_EQ(ixt_dpt_ttt_slot(0xfffffffe, 0x10000, &slot), 0);
+	EXPECT_EQ(slot, 0xfffe);
+}
+
+static const struct ixt_dpt_geom geom_ok = {
+	.xfer_len = 0x10000, .first_off = 0x4000, .max_burst = 8192,
+	.max_r2t = 1, .slot = 1, .line_shift = 15, .data_pdu_in_order = true,
+};
+
+/* ixt_dpt_count() on geom_ok changed by @change fails with @err. */
+#define EXPECT_GEOM_REJECTED(err, change)				\
+	do {								\
+		struct ixt_dpt_geom g = geom_ok;			\
+		u32 nr_lines = 0xdead, nr_entries = 0xdead;		\
+									\
+		IXT_CASE("%s", #change);				\
+		change;							\
+		EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), err); \
+		EXPECT_EQ(nr_lines, 0xdead);				\
+		EXPECT_EQ(nr_entries, 0xdead);				\
+	} while (0)
+
+TEST(geometry_rejected)
+{
+	u32 nr_lines, nr_entries;
+
+	IXT_CASE("the base geometry");
+	EXPECT_EQ(ixt_dpt_count(&geom_ok, &nr_lines, &nr_entries), 0);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.line_shift = 11; g.first_off = 0);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.line_shift = 31);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.first_off = 0x8000);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.xfer_len = 0);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.unsol_len = 0x10001);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.max_burst = 0);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.max_r2t = 0);
+	EXPECT_GEOM_REJECTED(-EINVAL, g.slot = 0xffff);
+	/* 65537 entries of 512 bytes. */
+	EXPECT_GEOM_REJECTED(-E2BIG, g.xfer_len = 0x10001 * 512;
+			     g.first_off = 0; g.max_burst = 512);
+	EXPECT_GEOM_REJECTED(-E2BIG, g.xfer_len = 0xffffffff;
+			     g.max_burst = 512);
+}
+
+TEST(geometry_limits_accepted)
+{
+	struct ixt_dpt_geom g = {
+		.xfer_len = 0x10000 * 512, .max_burst = 512, .max_r2t = 65535,
+		.slot = IXT_DPT_MAX_SLOTS - 1, .line_shift = 12,
+		.data_pdu_in_order = true,
+	};
+	u32 nr_lines, nr_entries;
+
+	IXT_CASE("65536 entries");
+	EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	EXPECT_EQ(nr_entries, IXT_DPT_MAX_ENTRIES);
+	EXPECT_EQ(nr_lines, 0x10000 * 512 / 4096);
+	IXT_CASE("4 GiB - 1 in 1 GiB lines");
+	g = (struct ixt_dpt_geom) {
+		.xfer_len = 0xffffffff, .first_off = (1U << 30) - 1,
+		.max_burst = 0xffffff, .max_r2t = 1, .line_shift = 30,
+		.data_pdu_in_order = true,
+	};
+	EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	EXPECT_EQ(nr_lines, 5);
+	IXT_CASE("room: 32 MiB in 4 KiB lines, first one partial");
+	g = (struct ixt_dpt_geom) {
+		.xfer_len = IXT_DPT_ROOM_XFER, .first_off = 1,
+		.max_burst = 4096, .max_r2t = 1, .line_shift = 12,
+		.data_pdu_in_order = true,
+	};
+	EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	EXPECT_EQ(nr_entries, IXT_DPT_ROOM_XFER / 4096 + 1);
+}
+
+TEST(init_rejects_wrong_sizes)
+{
+	struct ixt_dpt_geom g = fig9_geom(1);
+	struct ixt_dpt_line lines[3];
+	struct ixt_dpt_entry e[4];
+	struct ixt_dpt t;
+
+	memcpy(lines, fig9_lines, sizeof(lines));
+	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 2, e, 3, NULL), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 2, NULL), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 4, NULL), -EINVAL);
+	lines[2].addr = U64_MAX - 0x7fff;
+	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 3, NULL), -EINVAL);
+	lines[2].addr = U64_MAX - 0x8000;
+	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 3, NULL), 0);
+}
+
+/* ---- Brute-force model ---------------------------------------------- */
+
+/*
+ * The model's checks also set model_failed, so that a run stops at its
+ * first failure instead of printing one for every step that follows.
+ */
+static bool model_failed;
+
+static bool model_note(bool ok)
+{
+	if (!ok)
+		model_failed = true;
+	return ok;
+}
+
+#define MEXPECT_EQ(a, b)	model_note(EXPECT_EQ(a, b))
+#define MEXPECT_NE(a, b)	model_note(EXPECT_NE(a, b))
+#define MEXPECT_TRUE(cond)	model_note(EXPECT_TRUE(cond))
+#define MEXPECT_FALSE(cond)	model_note(EXPECT_FALSE(cond))
+#define MASSERT_EQ(a, b)						\
+	do {								\
+		if (!MEXPECT_EQ(a, b))					\
+			return;						\
+	} while (0)
+#define MASSERT_TRUE(cond)						\
+	do {								\
+		if (!MEXPECT_TRUE(cond))				\
+			return;						\
+	} while (0)
+
+/* splitmix64: a fixed seed makes every run test the same numbers. */
+static u64 rng_state = 0x0dd7ab1e5eed1234ULL;
+
+static u64 rng(void)
+{
+	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in [lo, hi]. */
+static u32 rng_range(u32 lo, u32 hi)
+{
+	return lo + rng() % ((u64)hi - lo + 1);
+}
+
+static u32 min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+/* The model's own reading of RFC 7143's unsolicited-data rules. */
+static int model_unsol_len(u32 xfer, u32 imm, bool final,
+			   const struct ixt_pdu_limits *lim, u32 *unsol)
+{
+	u32 cap = min_u32(lim->first_burst_length, xfer);
+
+	if (imm > 0 && !lim->immediate_data)
+		return -EPROTO;
+	if (imm > cap)
+		return -EPROTO;
+	if (final) {
+		*unsol = imm;
+		return 0;
+	}
+	if (lim->initial_r2t)
+		return -EPROTO;
+	if (imm >= cap)
+		return -EPROTO;
+	*unsol = cap;
+	return 0;
+}
+
+/* The PDUs of a sequence, in the order the initiator sends them. */
+struct model_plan {
+	u32 *start, *len;
+	u32 nr, next;
+};
+
+/* An R2T as the initiator keeps it. */
+struct model_r2t {
+	u32 ttt, offset, end, sent;
+	struct model_plan plan;
+};
+
+#define MODEL_MAX_R2T	4
+
+struct model {
+	struct ixt_dpt_geom g;
+	struct ixt_dpt t;
+	struct ixt_dpt_line *lines;
+	struct ixt_dpt_entry *entries;
+	u32 nr_lines, nr_entries;
+	u8 *seen;		/* times each byte was placed */
+	u32 mrdsl;		/* largest Data-Out */
+	u32 imm;		/* immediate data, the first unsolicited PDU */
+	bool ooo;		/* DataPDUInOrder=No */
+	struct ixt_ranges ranges;
+	struct ixt_range *range;
+	struct model_plan unsol_plan;
+	u32 unsol_sent;
+	u32 next_sol;		/* offset the next R2T must start at */
+	struct model_r2t r2t[MODEL_MAX_R2T];
+	u32 nr_r2t;
+	u32 r2ts;
+};
+
+static u64 model_addr(const struct model *m, u32 offset)
+{
+	u64 pos = (u64)m->g.first_off + offset;
+
+	return m->lines[pos >> m->g.line_shift].addr +
+	       (pos & ((1ULL << m->g.line_shift) - 1));
+}
+
+/* Bytes from @offset to the end of its line. */
+static u64 model_line_room(const struct model *m, u32 offset)
+{
+	u64 pos = (u64)m->g.first_off + offset;
+
+	return (1ULL << m->g.line_shift) -
+	       (pos & ((1ULL << m->g.line_shift) - 1));
+}
+
+static void model_random_geom(struct model *m)
+{
+	static const u32 bursts[] = { 512, 4096, 8192, 65536, 262144,
+				      16777215 };
+	struct ixt_pdu_limits lim;
+	u32 line, imm, cap;
+	bool final;
+
+	m->g.line_shift = rng_range(12, 17);
+	line = 1U << m->g.line_shift;
+	switch (rng() % 4) {
+	case 0:
+		m->g.first_off = 0;
+		break;
+	case 1:
+		m->g.first_off = rng_range(0, line - 1) & ~511U;
+		break;
+	default:
+		m->g.first_off = rng_range(0, line - 1);
+	}
+	m->g.xfer_len = rng() % 8 ? rng_range(1, 4 * line) :
+				    rng_range(1, 1 << 20);
+	m->g.max_burst = rng() % 2 ? bursts[rng() % ARRAY_SIZE(bursts)] :
+				     rng_range(512, 16777215);
+	m->g.max_r2t = rng_range(1, MODEL_MAX_R2T);
+	m->g.slot = rng_range(0, IXT_DPT_MAX_SLOTS - 1);
+	m->g.ttt_base = rng();
+	m->ooo = rng() % 2;
+	m->g.data_pdu_in_order = !m->ooo;
+	m->mrdsl = rng() % 2 ? 8192 : rng_range(512, 65536);
+
+	lim = (struct ixt_pdu_limits) {
+		.immediate_data = rng() % 2,
+		.initial_r2t = rng() % 2,
+		.first_burst_length = rng() % 2 ? 65536 :
+						  rng_range(512, 1 << 20),
+	};
+	cap = min_u32(min_u32(lim.first_burst_length, m->g.xfer_len),
+		      m->mrdsl);
+	imm = lim.immediate_data && rng() % 2 ? rng_range(0, cap) : 0;
+	if (rng() % 8 == 0)
+		imm = rng_range(0, m->g.xfer_len);	/* maybe too much */
+	final = rng() % 2;
+	{
+		u32 got = 0xdead, want = 0xdead;
+		int ret = ixt_dpt_unsol_len(m->g.xfer_len, imm, final, &lim,
+					    &got);
+
+		MEXPECT_EQ(ret, model_unsol_len(m->g.xfer_len, imm, final,
+						&lim, &want));
+		MEXPECT_EQ(got, want);
+		m->g.unsol_len = ret ? 0 : got;
+		m->imm = ret ? 0 : imm;
+	}
+}
+
+/* Lines at distinct random places, so that a wrong line shows. */
+/*
+ * Cuts [@from, @to) into PDUs of at most MaxRecvDataSegmentLength, the
+ * first one @first bytes if not 0; shuffled but for that first one when
+ * out of order.
+ */
+static void model_plan(const struct model *m, struct model_plan *pl,
+		       u32 from, u32 to, u32 first)
+{
+	u32 min_len = m->mrdsl / 4 ? m->mrdsl / 4 : 1;
+	u32 max_nr = (to - from) / min_len + 2;
+	u32 i, j, fixed = first ? 1 : 0;
+
+	pl->start = calloc(max_nr, sizeof(u32));
+	pl->len = calloc(max_nr, sizeof(u32));
+	if (!pl->start || !pl->len)
+		abort();
+	pl->nr = 0;
+	pl->next = 0;
+	while (from < to) {
+		u32 len = first ? first : rng_range(min_len, m->mrdsl);
+
+		first = 0;
+		len = min_u32(len, to - from);
+		pl->start[pl->nr] = from;
+		pl->len[pl->nr++] = len;
+		from += len;
+	}
+	if (!m->ooo)
+		return;
+	for (i = pl->nr; i > fixed + 1; i--) {
+		u32 tmp;
+
+		j = fixed + rng() % (i - fixed);
+		tmp = pl->start[i - 1];
+		pl->start[i - 1] = pl->start[j];
+		pl->start[j] = tmp;
+		tmp = pl->len[i - 1];
+		pl->len[i - 1] = pl->len[j];
+		pl->len[j] = tmp;
+	}
+}
+
+static void model_plan_free(struct model_plan *pl)
+{
+	free(pl->start);
+	free(pl->len);
+	pl->start = NULL;
+	pl->len = NULL;
+}
+
+static bool model_setup(struct model *m)
+{
+	u32 i, j;
+
+	if (ixt_dpt_count(&m->g, &m->nr_lines, &m->nr_entries))
+		return false;
+	m->lines = calloc(m->nr_lines, sizeof(*m->lines));
+	m->entries = calloc(m->nr_entries, sizeof(*m->entries));
+	m->seen = calloc(m->g.xfer_len, 1);
+	if (!m->lines || !m->entries || !m->seen)
+		abort();
+	for (i = 0; i < m->nr_lines; i++)
+		m->lines[i].addr = (u64)i << m->g.line_shift;
+	for (i = m->nr_lines; i > 1; i--) {
+		struct ixt_dpt_line tmp;
+
+		j = rng() % i;
+		tmp = m->lines[i - 1];
+		m->lines[i - 1] = m->lines[j];
+		m->lines[j] = tmp;
+	}
+	for (i = 0; i < m->nr_lines; i++)
+		m->lines[i].addr += 0x7f0000000000ULL;
+	model_plan(m, &m->unsol_plan, 0, m->g.unsol_len, m->imm);
+	if (m->ooo) {
+		/* Islands and holes between them take a byte at least. */
+		u32 max = m->g.xfer_len / 2 + 1;
+
+		m->range = calloc(max, sizeof(*m->range));
+		if (!m->range || ixt_ranges_init(&m->ranges, m->range, max,
+						 m->g.xfer_len))
+			abort();
+	}
+	return !ixt_dpt_init(&m->t, &m->g, m->lines, m->nr_lines,
+			     m->entries, m->nr_entries,
+			     m->ooo ? &m->ranges : NULL);
+}
+
+static void model_free(struct model *m)
+{
+	u32 i;
+
+	for (i = 0; i < m->nr_r2t; i++)
+		model_plan_free(&m->r2t[i].plan);
+	model_plan_free(&m->unsol_plan);
+	free(m->range);
+	free(m->lines);
+	free(m->entries);
+	free(m->seen);
+}
+
+/* The table covers the buffer exactly once, as the model cuts it. */
+static void model_check_entries(const struct model *m)
+{
+	u32 i, off = 0;
+
+	for (i = 0; i < m->nr_entries; i++) {
+		const struct ixt_dpt_entry *e = &m->entries[i];
+		u64 want = model_line_room(m, off);
+
+		if (off < m->g.unsol_len)
+			want = min_u32(want, m->g.unsol_len - off);
+		else
+			want = min_u32(min_u32(want, m->g.max_burst),
+				       m->g.xfer_len - off);
+		want = min_u32(want, m->g.xfer_len - off);
+		if (!MEXPECT_EQ(e->offset, off) ||
+		    !MEXPECT_EQ(e->length, want) ||
+		    !MEXPECT_EQ(e->addr, model_addr(m, off)) ||
+		    !MEXPECT_EQ(m->lines[e->line].addr +
+			       (((u64)m->g.first_off + off) &
+				((1ULL << m->g.line_shift) - 1)), e->addr))
+			return;
+		if (off < m->g.unsol_len)
+			MEXPECT_TRUE(i < m->t.first_r2t);
+		else
+			MEXPECT_TRUE(i >= m->t.first_r2t);
+		off += e->length;
+	}
+	MEXPECT_EQ(off, m->g.xfer_len);
+}
+
+/* Marks placed bytes, checking each piece against the lines. */
+static void model_deliver(struct model *m, const struct ixt_dpt_place *p)
+{
+	struct ixt_dpt_piece pc;
+	struct ixt_dpt_iter it;
+	u32 b, total = 0;
+
+	MEXPECT_EQ(p->addr, model_addr(m, p->offset));
+	MEXPECT_EQ(p->contig, min_u32(p->len, model_line_room(m, p->offset)));
+	MASSERT_EQ(ixt_dpt_iter_init(&it, &m->t, p->offset, p->len), 0);
+	while (ixt_dpt_iter_next(&it, &pc)) {
+		MEXPECT_EQ(pc.offset, p->offset + total);
+		MEXPECT_EQ(pc.addr, model_addr(m, pc.offset));
+		MEXPECT_TRUE(pc.len <= model_line_room(m, pc.offset));
+		MEXPECT_EQ(model_addr(m, pc.offset + pc.len - 1),
+			   pc.addr + pc.len - 1);
+		for (b = pc.offset; b < pc.offset + pc.len; b++)
+			m->seen[b]++;
+		total += pc.len;
+	}
+	MEXPECT_EQ(total, p->len);
+}
+
+/* Whether the model would accept a solicited Data-Out. */
+static bool model_accepts(const struct model *m, u32 ttt, u32 offset,
+			  u32 len, bool final)
+{
+	u32 i, j;
+
+	for (i = 0; i < m->nr_r2t; i++) {
+		const struct model_r2t *r = &m->r2t[i];
+
+		if (r->ttt != ttt)
+			continue;
+		if (!len || offset < r->offset || (u64)offset + len > r->end)
+			return false;
+		if (final != (r->sent + len == r->end - r->offset))
+			return false;
+		if (!m->ooo)
+			return offset == r->offset + r->sent;
+		for (j = offset; j < offset + len; j++)
+			if (m->seen[j])
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* Random Data-Outs near the valid ones: accepted exactly as the model says. */
+static void model_fuzz_data_out(struct model *m)
+{
+	struct ixt_dpt_place p;
+	u32 ttt, offset, len;
+	bool final, want;
+	int ret;
+
+	if (m->nr_r2t && rng() % 4) {
+		const struct model_r2t *r = &m->r2t[rng() % m->nr_r2t];
+
+		ttt = r->ttt;
+		if (rng() % 4 == 0)
+			ttt ^= 1U << (rng() % 32);
+		offset = r->plan.start[r->plan.next];
+		if (rng() % 2)
+			offset += (int)rng_range(0, 2 * 8192) - 8192;
+		switch (rng() % 3) {
+		case 0:
+			len = r->end - offset + rng_range(0, 2) - 1;
+			break;
+		case 1:
+			len = r->plan.len[r->plan.next] + rng_range(0, 2) - 1;
+			break;
+		default:
+			len = rng_range(0, 16384);
+		}
+	} else {
+		ttt = rng() % 2 ? (u32)rng() : ixt_dpt_ttt(&m->t, rng() %
+							  (m->nr_entries + 1));
+		offset = rng() % 2 ? (u32)rng() : rng_range(0, m->g.xfer_len);
+		len = rng() % 2 ? (u32)rng() : rng_range(0, 16384);
+	}
+	final = rng() % 2;
+	want = model_accepts(m, ttt, offset, len, final);
+	ret = ixt_dpt_place(&m->t, ttt, offset, len, final, &p);
+	if (!MEXPECT_EQ(ret, want ? 0 : -EPROTO))
+		printf("#   Data-Out ttt %#x offset %#x len %#x final %d\n",
+		       ttt, offset, len, final);
+}
+
+/* Ask for R2Ts until refused; check each against the model. */
+static void model_get_r2ts(struct model *m)
+{
+	struct ixt_dpt_r2t r2t;
+	u32 slot;
+	int ret;
+
+	while (!(ret = ixt_dpt_next_r2t(&m->t, &r2t))) {
+		struct model_r2t *r;
+		u64 want = min_u32(model_line_room(m, m->next_sol),
+				   m->g.max_burst);
+
+		want = min_u32(want, m->g.xfer_len - m->next_sol);
+		MASSERT_TRUE(m->nr_r2t < m->g.max_r2t);
+		MASSERT_EQ(r2t.offset, m->next_sol);
+		MASSERT_EQ(r2t.length, want);
+		MEXPECT_TRUE(r2t.length <= m->g.max_burst);
+		MEXPECT_EQ(model_addr(m, r2t.offset + r2t.length - 1),
+			   model_addr(m, r2t.offset) + r2t.length - 1);
+		MEXPECT_NE(r2t.ttt, IXT_DPT_TTT_RESERVED);
+		MEXPECT_EQ(ixt_dpt_ttt_slot(r2t.ttt, IXT_DPT_MAX_SLOTS, &slot),
+			   0);
+		MEXPECT_EQ(slot, m->g.slot);
+		r = &m->r2t[m->nr_r2t++];
+		*r = (struct model_r2t) {
+			.ttt = r2t.ttt,
+			.offset = r2t.offset,
+			.end = r2t.offset + r2t.length,
+		};
+		model_plan(m, &r->plan, r->offset, r->end, 0);
+		m->next_sol += r2t.length;
+		m->r2ts++;
+	}
+	if (m->next_sol == m->g.xfer_len)
+		MEXPECT_EQ(ret, -ENODATA);
+	else
+		MEXPECT_EQ(ret, -EAGAIN);
+	if (ret == -EAGAIN)
+		MEXPECT_EQ(m->nr_r2t, m->g.max_r2t);
+}
+
+/* The next Data-Out of a random outstanding R2T. */
+static void model_send_solicited(struct model *m)
+{
+	struct model_r2t *r = &m->r2t[rng() % m->nr_r2t];
+	u32 offset = r->plan.start[r->plan.next];
+	u32 len = r->plan.len[r->plan.next];
+	bool final = r->plan.next + 1 == r->plan.nr;
+	struct ixt_dpt_place p;
+
+	MASSERT_EQ(ixt_dpt_place(&m->t, r->ttt, offset, len, !final, &p),
+		   -EPROTO);
+	if (r->plan.next)
+		MASSERT_EQ(ixt_dpt_place(&m->t, r->ttt, r->plan.start[0],
+					 r->plan.len[0], final, &p), -EPROTO);
+	MASSERT_EQ(ixt_dpt_place(&m->t, r->ttt, offset, len, final, &p), 0);
+	MEXPECT_EQ(p.contig, len);
+	MEXPECT_TRUE(p.solicited);
+	model_deliver(m, &p);
+	MASSERT_EQ(ixt_dpt_commit(&m->t, &p), 0);
+	r->sent += len;
+	r->plan.next++;
+	if (final) {
+		model_plan_free(&r->plan);
+		*r = m->r2t[--m->nr_r2t];
+	}
+	MEXPECT_EQ(m->t.outstanding, m->nr_r2t);
+}
+
+/* The next unsolicited data: immediate data first, then Data-Outs. */
+static void model_send_unsol(struct model *m)
+{
+	struct model_plan *pl = &m->unsol_plan;
+	u32 offset = pl->start[pl->next], len = pl->len[pl->next];
+	bool final = pl->next + 1 == pl->nr;
+	struct ixt_dpt_place p;
+
+	MASSERT_EQ(ixt_dpt_place_unsol(&m->t, offset, len, !final, &p),
+		   -EPROTO);
+	if (pl->next)
+		MASSERT_EQ(ixt_dpt_place_unsol(&m->t, pl->start[0], pl->len[0],
+					       final, &p), -EPROTO);
+	MASSERT_EQ(ixt_dpt_place_unsol(&m->t, offset, len, final, &p), 0);
+	MEXPECT_FALSE(p.solicited);
+	model_deliver(m, &p);
+	MASSERT_EQ(ixt_dpt_commit(&m->t, &p), 0);
+	m->unsol_sent += len;
+	pl->next++;
+}
+
+static void model_run(struct model *m)
+{
+	u32 b, received = 0, next_r2t = 0, stalled = 0;
+
+	model_check_entries(m);
+	while (!ixt_dpt_is_complete(&m->t) && !model_failed) {
+		u64 r = rng() % 8;
+
+		/* Each step has a fair chance to move things on. */
+		if (m->t.received != received || m->t.next_r2t != next_r2t)
+			stalled = 0;
+		received = m->t.received;
+		next_r2t = m->t.next_r2t;
+		MASSERT_TRUE(++stalled < 1000);
+		if (r == 0)
+			model_fuzz_data_out(m);
+		else if (r < 3 && m->unsol_sent < m->g.unsol_len)
+			model_send_unsol(m);
+		else if (r < 5 || !m->nr_r2t)
+			model_get_r2ts(m);
+		else
+			model_send_solicited(m);
+		MASSERT_TRUE(m->t.outstanding <= m->g.max_r2t);
+		if (m->unsol_sent == m->g.unsol_len && !m->nr_r2t &&
+		    m->next_sol == m->g.xfer_len)
+			break;
+	}
+	if (model_failed)
+		return;
+	MEXPECT_TRUE(ixt_dpt_is_complete(&m->t));
+	MEXPECT_EQ(m->next_sol, m->g.xfer_len);
+	MEXPECT_EQ(m->r2ts, m->nr_entries - m->t.first_r2t);
+	for (b = 0; b < m->g.xfer_len; b++)
+		if (!MEXPECT_EQ(m->seen[b], 1))
+			break;
+}
+
+TEST(random_against_model)
+{
+	unsigned int i, run = 0;
+
+	model_failed = false;
+	for (i = 0; i < 1500 && !model_failed; i++) {
+		struct model m = { 0 };
+		u64 seed = rng_state;
+
+		model_random_geom(&m);
+		if (!model_setup(&m)) {
+			model_free(&m);
+			continue;
+		}
+		run++;
+		m.next_sol = m.g.unsol_len;
+		IXT_CASE("seed %#llx: line %u first_off %#x xfer %#x unsol %#x burst %u r2t %u%s",
+			 (unsigned long long)seed, 1U << m.g.line_shift,
+			 m.g.first_off, m.g.xfer_len, m.g.unsol_len,
+			 m.g.max_burst, m.g.max_r2t,
+			 m.ooo ? " out of order" : "");
+		model_run(&m);
+		model_free(&m);
+	}
+	IXT_CASE("runs");
+	EXPECT_TRUE(run > 1400 || model_failed);
+}
+
+/* The walker against the model on random ranges of random layouts. */
+TEST(random_walk_against_model)
+{
+	unsigned int i, j;
+
+	model_failed = false;
+	for (i = 0; i < 300 && !model_failed; i++) {
+		struct model m = { 0 };
+
+		model_random_geom(&m);
+		if (!model_setup(&m)) {
+			model_free(&m);
+			continue;
+		}
+		for (j = 0; j < 50; j++) {
+			u32 off = rng_range(0, m.g.xfer_len);
+			u32 len = rng_range(0, m.g.xfer_len - off);
+			struct ixt_dpt_piece pc;
+			struct ixt_dpt_iter it;
+			u32 n = 0, at = off;
+
+			IXT_CASE("walk %#x+%#x of %#x", off, len,
+				 m.g.xfer_len);
+			MASSERT_EQ(ixt_dpt_iter_init(&it, &m.t, off, len), 0);
+			while (ixt_dpt_iter_next(&it, &pc)) {
+				MEXPECT_EQ(pc.offset, at);
+				MEXPECT_EQ(pc.addr, model_addr(&m, at));
+				MEXPECT_EQ(pc.len,
+					   min_u32(model_line_room(&m, at),
+						   off + len - at));
+				at += pc.len;
+				n++;
+			}
+			MEXPECT_EQ(at, off + len);
+			MEXPECT_EQ(n, ixt_dpt_nr_pieces(&m.t, off, len));
+			MEXPECT_EQ(ixt_dpt_iter_init(&it, &m.t, off,
+						     m.g.xfer_len - off + 1),
+				   -EPROTO);
+		}
+		model_free(&m);
+	}
+}
