@@ -3,7 +3,7 @@
 # iscsi_xt: out-of-tree build, install, checks, demo and benchmark.
 #
 #   make               build drivers/target/iscsi_xt/iscsi_xt.ko
-#   make install       install into /lib/modules/$(KVER)/extra, depmod,
+#   make install       install what make built into /lib/modules/$(KVER)/extra, depmod,
 #                      and the modprobe.d snippet that makes iscsi_xt stand
 #                      in for iscsi_target_mod
 #   make check         everything below, ending with "N passed, N failed"
@@ -44,8 +44,11 @@ clean: clean-module
 # admin (DKMS signs with the machine's MOK).
 SIGN_KEY := $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem)
 
-install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+# Installs what "make" built (as root, nothing is compiled), without its
+# debug information, as distributions install modules.
+install:
+	@test -f $(KO) || { echo "$(KO) is not built: run make first" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra INSTALL_MOD_STRIP=1 \
 		$(if $(SIGN_KEY),,CONFIG_MODULE_SIG_ALL=) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	install -D -m 0644 scripts/modprobe.d/iscsi_xt.conf \

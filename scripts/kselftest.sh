@@ -5,7 +5,10 @@
 # source, run_kselftest.sh, kselftest-list.txt) and run them in one VM
 # boot with the kernel's cheap debug options on.
 #
-#   scripts/kselftest.sh [BUILD_DIR]
+#   scripts/kselftest.sh [BUILD_DIR [TEST...]]
+#
+# TEST names one test program (e.g. module_load.sh) to run alone; by
+# default all run.
 #
 # Ends with "N passed, N failed, N skipped" (one per test program) and
 # exits non-zero when any test failed or the VM did not finish.
@@ -14,6 +17,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
+shift $(($# > 0 ? 1 : 0))
 col=drivers/target/iscsi_xt
 ksft=$build/ksft
 src=$ksft/src/tools/testing/selftests
@@ -30,13 +34,13 @@ cp -r "$src/kselftest" "$src/run_kselftest.sh" "$inst/"
 
 rc=0
 IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n kselftest \
-	"$top/scripts/vm/kselftest-guest.sh" "$inst" || rc=$?
+	"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}" || rc=$?
 
 log=$build/vm/kselftest/output.log
 pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
 skip=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -c '# SKIP' || true)
 fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)
-total=$(wc -l <"$inst/kselftest-list.txt")
+total=$(if [ $# -gt 0 ]; then echo $#; else wc -l <"$inst/kselftest-list.txt"; fi)
 if [ $((pass + skip + fail)) -ne "$total" ]; then
 	echo "kselftest: $((pass + skip + fail)) of $total tests reported (VM status $rc)"
 	fail=$((total - pass - skip))

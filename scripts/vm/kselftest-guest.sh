@@ -3,7 +3,13 @@
 #
 # Guest job: prepare the VM and run the installed kselftests.
 #
-#   kselftest-guest.sh INSTALL_DIR
+#   kselftest-guest.sh INSTALL_DIR [COLLECTION:TEST...]
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
-cd "$1" && ./run_kselftest.sh
+cd "$1" || exit 1
+shift
+tests=()
+for t in "$@"; do
+	tests+=(-t "$t")
+done
+./run_kselftest.sh "${tests[@]}"

@@ -7,6 +7,7 @@
 #include <linux/bits.h>
 #include <linux/capability.h>
 #include <linux/configfs.h>
+#include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -18,9 +19,12 @@
 #include <linux/sprintf.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <net/ipv6.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
+
+#include <iscsi_xt/params.h>
 
 #include "iscsi_xt.h"
 
@@ -122,7 +126,9 @@ static int ixt_parse_portal(const char *name, struct sockaddr_storage *ss)
 /*
  * CHAP credentials: shared by discovery_auth/, <tpg>/auth/ and
  * <acl>/auth/. As in LIO they are readable and writable by CAP_SYS_ADMIN
- * only, and writing "NULL" (what rtslib writes for "unset") clears one.
+ * only, and "NULL" (what rtslib writes for "unset") is kept as written but
+ * counts as unset. Unlike LIO, a trailing newline ("echo secret >") is
+ * not made part of the credential.
  */
 
 static const char * const ixt_auth_names[IXT_AUTH_NR] = {
@@ -165,9 +171,8 @@ static ssize_t ixt_auth_store(struct ixt_auth *auth, enum ixt_auth_field field,
 		       ixt_auth_names[field], IXT_AUTH_LEN - 1);
 		return -EINVAL;
 	}
-	if (len == 4 && !memcmp(page, "NULL", 4))
-		len = 0;
 
+	/* Kept as written: "NULL" reads back as "NULL", as in LIO. */
 	mutex_lock(&auth->lock);
 	memcpy(auth->cred[field], page, len);
 	auth->cred[field][len] = '\0';
@@ -182,8 +187,8 @@ static ssize_t ixt_auth_target_show(struct ixt_auth *auth, char *page)
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	mutex_lock(&auth->lock);
-	mutual = auth->cred[IXT_AUTH_USERID_MUTUAL][0] &&
-		 auth->cred[IXT_AUTH_PASSWORD_MUTUAL][0];
+	mutual = ixt_auth_cred_is_set(auth->cred[IXT_AUTH_USERID_MUTUAL]) &&
+		 ixt_auth_cred_is_set(auth->cred[IXT_AUTH_PASSWORD_MUTUAL]);
 	mutex_unlock(&auth->lock);
 	return sysfs_emit(page, "%d\n", mutual);
 }
@@ -236,8 +241,50 @@ static ssize_t ixt_fabric_lio_version_show(struct config_item *item,
 
 CONFIGFS_ATTR_RO(ixt_fabric_, lio_version);
 
+/*
+ * CPUs the fabric's connection threads may run on, all at first; read and
+ * written as a CPU list ("0-3,8"), as in LIO.
+ */
+static struct cpumask ixt_cpus_allowed = CPU_MASK_ALL;
+static DEFINE_SPINLOCK(ixt_cpus_allowed_lock);	/* protects ixt_cpus_allowed */
+
+static ssize_t ixt_fabric_cpus_allowed_list_show(struct config_item *item,
+						 char *page)
+{
+	ssize_t ret;
+
+	spin_lock(&ixt_cpus_allowed_lock);
+	ret = sysfs_emit(page, "%*pbl\n", cpumask_pr_args(&ixt_cpus_allowed));
+	spin_unlock(&ixt_cpus_allowed_lock);
+	return ret;
+}
+
+static ssize_t ixt_fabric_cpus_allowed_list_store(struct config_item *item,
+						  const char *page,
+						  size_t count)
+{
+	cpumask_var_t mask;
+	int ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = cpulist_parse(page, mask);
+	if (ret) {
+		pr_err("cpus_allowed_list: a CPU list (\"0-3,8\") expected\n");
+	} else {
+		spin_lock(&ixt_cpus_allowed_lock);
+		cpumask_copy(&ixt_cpus_allowed, mask);
+		spin_unlock(&ixt_cpus_allowed_lock);
+	}
+	free_cpumask_var(mask);
+	return ret ? -EINVAL : count;
+}
+
+CONFIGFS_ATTR(ixt_fabric_, cpus_allowed_list);
+
 struct configfs_attribute *ixt_fabric_attrs[] = {
 	&ixt_fabric_attr_lio_version,
+	&ixt_fabric_attr_cpus_allowed_list,
 	NULL,
 };
 
@@ -323,7 +370,7 @@ struct configfs_attribute *ixt_discovery_attrs[] = {
  * Context: Process context, from configfs mkdir.
  * Return: the node's &struct se_wwn, or an ERR_PTR(): -EINVAL when @name
  * is not an iSCSI name ("iqn.", "eui." or "naa." prefix, at most 223
- * bytes), -ENOMEM.
+ * bytes), -ENOMEM, or -ENOSPC when no statistics index is left.
  */
 struct se_wwn *ixt_make_tiqn(struct target_fabric_configfs *tf,
 			     struct config_group *group, const char *name)
@@ -338,7 +385,14 @@ struct se_wwn *ixt_make_tiqn(struct target_fabric_configfs *tf,
 	tiqn = kzalloc(sizeof(*tiqn), GFP_KERNEL);
 	if (!tiqn)
 		return ERR_PTR(-ENOMEM);
+	ret = ixt_stats_init(tiqn);
+	if (ret) {
+		kfree(tiqn);
+		return ERR_PTR(ret);
+	}
 	strscpy(tiqn->name, name, sizeof(tiqn->name));
+	mutex_init(&tiqn->np_lock);
+	INIT_LIST_HEAD(&tiqn->nps);
 	pr_debug("target %s created\n", tiqn->name);
 	return &tiqn->wwn;
 }
@@ -354,6 +408,8 @@ void ixt_drop_tiqn(struct se_wwn *wwn)
 	struct ixt_tiqn *tiqn = to_ixt_tiqn(wwn);
 
 	pr_debug("target %s removed\n", tiqn->name);
+	ixt_stats_destroy(tiqn);
+	mutex_destroy(&tiqn->np_lock);
 	kfree(tiqn);
 }
 
@@ -458,6 +514,34 @@ static void ixt_tpg_attrib_init(struct ixt_tpg *tpg)
 		tpg->attrib[i] = ixt_tpg_attr_descs[i].def;
 }
 
+/*
+ * As in LIO, the authentication attribute edits the AuthMethod offer:
+ * required authentication takes "None" out of it ("CHAP" if nothing else
+ * is left), optional authentication adds "None" at its end.
+ */
+static void ixt_tpg_auth_method_follow(struct ixt_tpg *tpg)
+{
+	struct ixt_vlist *am = &tpg->offer.auth_method;
+	int i, nr = 0;
+
+	lockdep_assert_held(&tpg->lock);
+
+	if (!tpg->attrib[IXT_TA_AUTHENTICATION]) {
+		for (i = 0; i < am->nr; i++)
+			if (am->v[i] == IXT_AUTH_NONE)
+				return;
+		if (am->nr < IXT_VLIST_MAX)
+			am->v[am->nr++] = IXT_AUTH_NONE;
+		return;
+	}
+	for (i = 0; i < am->nr; i++)
+		if (am->v[i] != IXT_AUTH_NONE)
+			am->v[nr++] = am->v[i];
+	if (!nr)
+		am->v[nr++] = IXT_AUTH_CHAP;
+	am->nr = nr;
+}
+
 static void ixt_tpg_attrib_set(struct ixt_tpg *tpg, enum ixt_tpg_attr attr,
 			       u32 val)
 {
@@ -478,6 +562,8 @@ static void ixt_tpg_attrib_set(struct ixt_tpg *tpg, enum ixt_tpg_attr attr,
 	WRITE_ONCE(tpg->attrib[attr], val);
 	if (attr == IXT_TA_GENERATE_NODE_ACLS && val)
 		WRITE_ONCE(tpg->attrib[IXT_TA_CACHE_DYNAMIC_ACLS], 1);
+	if (attr == IXT_TA_AUTHENTICATION)
+		ixt_tpg_auth_method_follow(tpg);
 }
 
 static ssize_t ixt_tpg_attrib_show(struct config_item *item,
@@ -586,6 +672,148 @@ struct configfs_attribute *ixt_tpg_auth_attrs[] = {
 };
 
 /*
+ * TPG parameters: <tpg>/param/, the TPG's offer for the login
+ * negotiation. The set, names, defaults, syntax and validation are the
+ * offer's (ixt_offer_*()); here they only meet configfs. configfs gives
+ * show() and store() the item only, so each parameter has its own pair of
+ * functions, written by IXT_TPG_PARAM(); the attribute names are filled
+ * from the offer's table by ixt_configfs_init().
+ */
+
+static ssize_t ixt_tpg_param_show(struct config_item *item,
+				  enum ixt_offer_param param, char *page)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(param_to_tpg(item));
+	int len;
+
+	mutex_lock(&tpg->lock);
+	len = ixt_offer_show(&tpg->offer, param, page, PAGE_SIZE - 1);
+	mutex_unlock(&tpg->lock);
+	if (len < 0)
+		return len;
+	page[len++] = '\n';
+	return len;
+}
+
+static ssize_t ixt_tpg_param_store(struct config_item *item,
+				   enum ixt_offer_param param,
+				   const char *page, size_t count)
+{
+	struct ixt_tpg *tpg = to_ixt_tpg(param_to_tpg(item));
+	int ret;
+
+	/* The offer strips one trailing newline, as LIO does. */
+	mutex_lock(&tpg->lock);
+	ret = ixt_offer_store(&tpg->offer, param, page, count);
+	mutex_unlock(&tpg->lock);
+	if (ret) {
+		pr_err("%s tpgt_%u: invalid %s: %.*s\n", tpg->tiqn->name,
+		       tpg->tpgt, ixt_offer_param_name(param),
+		       (int)strcspn(page, "\n"), page);
+		return -EINVAL;
+	}
+	return count;
+}
+
+#define IXT_TPG_PARAM(_id)						\
+static const enum ixt_offer_param ixt_tpg_param_##_id##_param = _id;	\
+									\
+static ssize_t ixt_tpg_param_##_id##_show(struct config_item *item,	\
+					  char *page)			\
+{									\
+	return ixt_tpg_param_show(item, ixt_tpg_param_##_id##_param,	\
+				  page);				\
+}									\
+									\
+static ssize_t ixt_tpg_param_##_id##_store(struct config_item *item,	\
+					   const char *page,		\
+					   size_t count)		\
+{									\
+	return ixt_tpg_param_store(item, ixt_tpg_param_##_id##_param,	\
+				   page, count);			\
+}
+
+#define IXT_TPG_PARAM_ATTR(_id)						\
+	[_id] = {							\
+		.ca_owner	= THIS_MODULE,				\
+		.ca_mode	= 0644,					\
+		.show		= ixt_tpg_param_##_id##_show,		\
+		.store		= ixt_tpg_param_##_id##_store,		\
+	}
+
+IXT_TPG_PARAM(IXT_PARAM_AUTH_METHOD)
+IXT_TPG_PARAM(IXT_PARAM_HEADER_DIGEST)
+IXT_TPG_PARAM(IXT_PARAM_DATA_DIGEST)
+IXT_TPG_PARAM(IXT_PARAM_MAX_CONNECTIONS)
+IXT_TPG_PARAM(IXT_PARAM_TARGET_ALIAS)
+IXT_TPG_PARAM(IXT_PARAM_INITIAL_R2T)
+IXT_TPG_PARAM(IXT_PARAM_IMMEDIATE_DATA)
+IXT_TPG_PARAM(IXT_PARAM_MAX_RECV_DSL)
+IXT_TPG_PARAM(IXT_PARAM_MAX_XMIT_DSL)
+IXT_TPG_PARAM(IXT_PARAM_MAX_BURST)
+IXT_TPG_PARAM(IXT_PARAM_FIRST_BURST)
+IXT_TPG_PARAM(IXT_PARAM_TIME2WAIT)
+IXT_TPG_PARAM(IXT_PARAM_TIME2RETAIN)
+IXT_TPG_PARAM(IXT_PARAM_MAX_R2T)
+IXT_TPG_PARAM(IXT_PARAM_DATA_PDU_IN_ORDER)
+IXT_TPG_PARAM(IXT_PARAM_DATA_SEQ_IN_ORDER)
+IXT_TPG_PARAM(IXT_PARAM_ERL)
+IXT_TPG_PARAM(IXT_PARAM_IF_MARKER)
+IXT_TPG_PARAM(IXT_PARAM_OF_MARKER)
+IXT_TPG_PARAM(IXT_PARAM_IF_MARK_INT)
+IXT_TPG_PARAM(IXT_PARAM_OF_MARK_INT)
+
+/* Names filled by ixt_configfs_init(). */
+static struct configfs_attribute ixt_tpg_param_attr[IXT_PARAM_NR] = {
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_AUTH_METHOD),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_HEADER_DIGEST),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_DATA_DIGEST),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_MAX_CONNECTIONS),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_TARGET_ALIAS),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_INITIAL_R2T),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_IMMEDIATE_DATA),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_MAX_RECV_DSL),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_MAX_XMIT_DSL),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_MAX_BURST),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_FIRST_BURST),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_TIME2WAIT),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_TIME2RETAIN),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_MAX_R2T),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_DATA_PDU_IN_ORDER),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_DATA_SEQ_IN_ORDER),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_ERL),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_IF_MARKER),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_OF_MARKER),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_IF_MARK_INT),
+	IXT_TPG_PARAM_ATTR(IXT_PARAM_OF_MARK_INT),
+};
+
+struct configfs_attribute *ixt_tpg_param_attrs[IXT_PARAM_NR + 1] = {
+	&ixt_tpg_param_attr[IXT_PARAM_AUTH_METHOD],
+	&ixt_tpg_param_attr[IXT_PARAM_HEADER_DIGEST],
+	&ixt_tpg_param_attr[IXT_PARAM_DATA_DIGEST],
+	&ixt_tpg_param_attr[IXT_PARAM_MAX_CONNECTIONS],
+	&ixt_tpg_param_attr[IXT_PARAM_TARGET_ALIAS],
+	&ixt_tpg_param_attr[IXT_PARAM_INITIAL_R2T],
+	&ixt_tpg_param_attr[IXT_PARAM_IMMEDIATE_DATA],
+	&ixt_tpg_param_attr[IXT_PARAM_MAX_RECV_DSL],
+	&ixt_tpg_param_attr[IXT_PARAM_MAX_XMIT_DSL],
+	&ixt_tpg_param_attr[IXT_PARAM_MAX_BURST],
+	&ixt_tpg_param_attr[IXT_PARAM_FIRST_BURST],
+	&ixt_tpg_param_attr[IXT_PARAM_TIME2WAIT],
+	&ixt_tpg_param_attr[IXT_PARAM_TIME2RETAIN],
+	&ixt_tpg_param_attr[IXT_PARAM_MAX_R2T],
+	&ixt_tpg_param_attr[IXT_PARAM_DATA_PDU_IN_ORDER],
+	&ixt_tpg_param_attr[IXT_PARAM_DATA_SEQ_IN_ORDER],
+	&ixt_tpg_param_attr[IXT_PARAM_ERL],
+	&ixt_tpg_param_attr[IXT_PARAM_IF_MARKER],
+	&ixt_tpg_param_attr[IXT_PARAM_OF_MARKER],
+	&ixt_tpg_param_attr[IXT_PARAM_IF_MARK_INT],
+	&ixt_tpg_param_attr[IXT_PARAM_OF_MARK_INT],
+	NULL,
+};
+
+/*
  * TPGs: target/iscsi/<name>/tpgt_<tag>/ ("enable" is the target core's)
  */
 
@@ -630,6 +858,7 @@ struct se_portal_group *ixt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->tpgt = tpgt;
 	mutex_init(&tpg->lock);
 	ixt_tpg_attrib_init(tpg);
+	ixt_offer_init(&tpg->offer, tpgt);
 	ixt_auth_init(&tpg->auth);
 
 	/* The core asks for the node name and tag, so set them first. */
@@ -653,7 +882,9 @@ out_free_tpg:
  * @enable: the state asked for through the target core's "enable" file.
  *
  * Called by the target core only when the state changes. Nothing to start
- * or stop yet: portals do not listen in this version.
+ * or stop yet: portals do not listen in this version. As in LIO, enabling
+ * a TPG that requires authentication makes sure its AuthMethod offer does
+ * not let an initiator skip it.
  *
  * Context: Process context, from a configfs write.
  * Return: 0.
@@ -661,6 +892,13 @@ out_free_tpg:
 int ixt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
 	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
+
+	if (enable) {
+		mutex_lock(&tpg->lock);
+		if (tpg->attrib[IXT_TA_AUTHENTICATION])
+			ixt_tpg_auth_method_follow(tpg);
+		mutex_unlock(&tpg->lock);
+	}
 
 	pr_debug("%s tpgt_%u %s\n", tpg->tiqn->name, tpg->tpgt,
 		 enable ? "enabled" : "disabled");
@@ -693,15 +931,10 @@ static struct ixt_np *ixt_item_to_np(struct config_item *item)
 	return to_ixt_np(to_tpg_np(item));
 }
 
-static struct ixt_tpg *ixt_np_tpg(struct ixt_np *np)
-{
-	return to_ixt_tpg(np->se_np.tpg_np_parent);
-}
-
 static ssize_t ixt_np_iser_show(struct config_item *item, char *page)
 {
 	struct ixt_np *np = ixt_item_to_np(item);
-	struct ixt_tpg *tpg = ixt_np_tpg(np);
+	struct ixt_tpg *tpg = np->tpg;
 	bool iser;
 
 	mutex_lock(&tpg->lock);
@@ -714,7 +947,7 @@ static ssize_t ixt_np_iser_store(struct config_item *item, const char *page,
 				 size_t count)
 {
 	struct ixt_np *np = ixt_item_to_np(item);
-	struct ixt_tpg *tpg = ixt_np_tpg(np);
+	struct ixt_tpg *tpg = np->tpg;
 	bool iser;
 
 	if (ixt_parse_flag(page, &iser)) {
@@ -723,6 +956,9 @@ static ssize_t ixt_np_iser_store(struct config_item *item, const char *page,
 		return -EINVAL;
 	}
 	mutex_lock(&tpg->lock);
+	/* LIO counts an iSER portal as one more portal of the node. */
+	if (iser != np->iser)
+		atomic_add(iser ? 1 : -1, &tpg->tiqn->nr_portals);
 	np->iser = iser;
 	mutex_unlock(&tpg->lock);
 	return count;
@@ -747,7 +983,7 @@ static ssize_t ixt_np_cxgbit_store(struct config_item *item, const char *page,
 	}
 	if (cxgbit) {
 		pr_err("cxgbit: offload is not supported\n");
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 	return count;
 }
@@ -760,6 +996,43 @@ struct configfs_attribute *ixt_np_attrs[] = {
 	NULL,
 };
 
+static bool ixt_same_addr(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6)
+		return a6->sin6_port == b6->sin6_port &&
+		       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return a4->sin_port == b4->sin_port &&
+	       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+}
+
+/* A node's portal belongs to one of its TPGs only, as in LIO. */
+static int ixt_tiqn_add_np(struct ixt_tiqn *tiqn, struct ixt_np *np)
+{
+	struct ixt_np *other;
+	int ret = 0;
+
+	mutex_lock(&tiqn->np_lock);
+	list_for_each_entry(other, &tiqn->nps, node) {
+		if (other->tpg != np->tpg &&
+		    ixt_same_addr(&other->addr, &np->addr)) {
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+	list_add_tail(&np->node, &tiqn->nps);
+out_unlock:
+	mutex_unlock(&tiqn->np_lock);
+	return ret;
+}
+
 /**
  * ixt_make_np() - create a network portal for a configfs mkdir
  * @se_tpg: the TPG the portal belongs to.
@@ -770,7 +1043,8 @@ struct configfs_attribute *ixt_np_attrs[] = {
  *
  * Context: Process context, from configfs mkdir.
  * Return: the portal's &struct se_tpg_np, or an ERR_PTR(): -EINVAL for a
- * malformed @name, -ENOMEM.
+ * malformed @name, -EEXIST when another TPG of the node has the portal
+ * (as in LIO), -ENOMEM.
  */
 struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 			      struct config_group *group, const char *name)
@@ -788,7 +1062,15 @@ struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 	np = kzalloc(sizeof(*np), GFP_KERNEL);
 	if (!np)
 		return ERR_PTR(-ENOMEM);
+	np->tpg = tpg;
 	np->addr = addr;
+	if (ixt_tiqn_add_np(tpg->tiqn, np)) {
+		pr_err("%s tpgt_%u: portal %pISpc is another TPG's already\n",
+		       tpg->tiqn->name, tpg->tpgt, &np->addr);
+		kfree(np);
+		return ERR_PTR(-EEXIST);
+	}
+	atomic_inc(&tpg->tiqn->nr_portals);
 	pr_debug("%s tpgt_%u: portal %pISpc created\n", tpg->tiqn->name,
 		 tpg->tpgt, &np->addr);
 	return &np->se_np;
@@ -803,8 +1085,13 @@ struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 void ixt_drop_np(struct se_tpg_np *se_np)
 {
 	struct ixt_np *np = to_ixt_np(se_np);
+	struct ixt_tiqn *tiqn = np->tpg->tiqn;
 
 	pr_debug("portal %pISpc removed\n", &np->addr);
+	mutex_lock(&tiqn->np_lock);
+	list_del(&np->node);
+	mutex_unlock(&tiqn->np_lock);
+	atomic_sub(np->iser ? 2 : 1, &tiqn->nr_portals);
 	kfree(np);
 }
 
@@ -833,9 +1120,9 @@ static ssize_t ixt_nacl_cmdsn_depth_store(struct config_item *item,
 	u32 depth;
 	int ret;
 
-	if (kstrtou32(page, 0, &depth) || !depth ||
-	    depth > IXT_CMDSN_DEPTH_MAX) {
-		pr_err("%s: cmdsn_depth must be in 1..%d\n",
+	/* 0 is accepted, as in LIO: the target core makes it 1. */
+	if (kstrtou32(page, 0, &depth) || depth > IXT_CMDSN_DEPTH_MAX) {
+		pr_err("%s: cmdsn_depth must be in 0..%d\n",
 		       se_nacl->initiatorname, IXT_CMDSN_DEPTH_MAX);
 		return -EINVAL;
 	}
@@ -843,32 +1130,28 @@ static ssize_t ixt_nacl_cmdsn_depth_store(struct config_item *item,
 	return ret ? ret : count;
 }
 
+/*
+ * The tag is a label for user space, kept and shown as written, with no
+ * newline added, as in LIO; "NULL" clears it.
+ */
 static ssize_t ixt_nacl_tag_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%s\n", acl_to_nacl(item)->acl_tag);
+	return strscpy(page, acl_to_nacl(item)->acl_tag, PAGE_SIZE);
 }
 
 static ssize_t ixt_nacl_tag_store(struct config_item *item, const char *page,
 				  size_t count)
 {
 	struct se_node_acl *se_nacl = acl_to_nacl(item);
-	char tag[MAX_ACL_TAG_SIZE];
-	size_t len = count;
-	int ret;
 
-	if (len && page[len - 1] == '\n')
-		len--;
-	if (len >= sizeof(tag)) {
-		pr_err("%s: tag longer than %zu bytes\n",
-		       se_nacl->initiatorname, sizeof(tag) - 1);
+	/* configfs NUL-terminates what was written. */
+	if (core_tpg_set_initiator_node_tag(se_nacl->se_tpg, se_nacl,
+					    page) < 0) {
+		pr_err("%s: tag longer than %d bytes\n",
+		       se_nacl->initiatorname, MAX_ACL_TAG_SIZE - 1);
 		return -EINVAL;
 	}
-	memcpy(tag, page, len);
-	tag[len] = '\0';
-
-	/* "NULL" clears the tag. */
-	ret = core_tpg_set_initiator_node_tag(se_nacl->se_tpg, se_nacl, tag);
-	return ret < 0 ? ret : count;
+	return count;
 }
 
 CONFIGFS_ATTR_RO(ixt_nacl_, info);
@@ -902,6 +1185,282 @@ struct configfs_attribute *ixt_nacl_auth_attrs[] = {
 	NULL,
 };
 
+/*
+ * ACL attributes: <acl>/attrib/
+ */
+
+/**
+ * struct ixt_nacl_attr_desc - what an ACL attribute accepts
+ * @name: configfs file name, for messages.
+ * @def: value in a new ACL (default_erl: the TPG's instead).
+ * @min: smallest value accepted, besides @zero.
+ * @max: largest value accepted.
+ * @zero: 0 is accepted too (it turns the feature off).
+ */
+struct ixt_nacl_attr_desc {
+	const char *name;
+	int def;
+	int min;
+	int max;
+	bool zero;
+};
+
+/* Names, defaults and bounds are LIO's, so saved configurations move over. */
+static const struct ixt_nacl_attr_desc ixt_nacl_attr_descs[IXT_NA_NR] = {
+	[IXT_NA_DATAOUT_TIMEOUT] = {
+		.name = "dataout_timeout", .def = 3, .min = 2, .max = 60,
+	},
+	[IXT_NA_DATAOUT_TIMEOUT_RETRIES] = {
+		.name = "dataout_timeout_retries", .def = 5, .min = 1,
+		.max = 15,
+	},
+	[IXT_NA_DEFAULT_ERL] = {
+		.name = "default_erl", .def = 0, .min = 0, .max = 2,
+	},
+	[IXT_NA_NOPIN_TIMEOUT] = {
+		.name = "nopin_timeout", .def = 15, .min = 3, .max = 60,
+		.zero = true,
+	},
+	[IXT_NA_NOPIN_RESPONSE_TIMEOUT] = {
+		.name = "nopin_response_timeout", .def = 30, .min = 3,
+		.max = 60,
+	},
+	[IXT_NA_RANDOM_DATAIN_PDU_OFFSETS] = {
+		.name = "random_datain_pdu_offsets", .def = 0, .min = 0,
+		.max = 1,
+	},
+	[IXT_NA_RANDOM_DATAIN_SEQ_OFFSETS] = {
+		.name = "random_datain_seq_offsets", .def = 0, .min = 0,
+		.max = 1,
+	},
+	[IXT_NA_RANDOM_R2T_OFFSETS] = {
+		.name = "random_r2t_offsets", .def = 0, .min = 0, .max = 1,
+	},
+	[IXT_NA_AUTHENTICATION] = {
+		.name = "authentication", .def = -1, .min = -1, .max = 1,
+	},
+};
+
+static ssize_t ixt_nacl_attrib_show(struct config_item *item,
+				    enum ixt_nacl_attr attr, char *page)
+{
+	struct ixt_node_acl *nacl = to_ixt_nacl(attrib_to_nacl(item));
+
+	return sysfs_emit(page, "%d\n", ixt_nacl_attrib(nacl, attr));
+}
+
+static ssize_t ixt_nacl_attrib_store(struct config_item *item,
+				     enum ixt_nacl_attr attr, const char *page,
+				     size_t count)
+{
+	const struct ixt_nacl_attr_desc *desc = &ixt_nacl_attr_descs[attr];
+	struct ixt_node_acl *nacl = to_ixt_nacl(attrib_to_nacl(item));
+	int val;
+
+	if (kstrtoint(page, 0, &val) ||
+	    ((val < desc->min || val > desc->max) && !(desc->zero && !val))) {
+		pr_err("%s: %s must be in %d..%d%s\n",
+		       nacl->se_nacl.initiatorname, desc->name, desc->min,
+		       desc->max, desc->zero ? " or 0" : "");
+		return -EINVAL;
+	}
+	WRITE_ONCE(nacl->attrib[attr], val);
+	return count;
+}
+
+#define IXT_NACL_ATTRIB(_name, _attr)					\
+static const enum ixt_nacl_attr ixt_nacl_attrib_##_name##_id = _attr;	\
+									\
+static ssize_t ixt_nacl_attrib_##_name##_show(struct config_item *item,	\
+					      char *page)		\
+{									\
+	return ixt_nacl_attrib_show(item, ixt_nacl_attrib_##_name##_id,	\
+				    page);				\
+}									\
+									\
+static ssize_t ixt_nacl_attrib_##_name##_store(struct config_item *item, \
+					       const char *page,	\
+					       size_t count)		\
+{									\
+	return ixt_nacl_attrib_store(item, ixt_nacl_attrib_##_name##_id, \
+				     page, count);			\
+}									\
+									\
+CONFIGFS_ATTR(ixt_nacl_attrib_, _name)
+
+IXT_NACL_ATTRIB(dataout_timeout, IXT_NA_DATAOUT_TIMEOUT);
+IXT_NACL_ATTRIB(dataout_timeout_retries, IXT_NA_DATAOUT_TIMEOUT_RETRIES);
+IXT_NACL_ATTRIB(default_erl, IXT_NA_DEFAULT_ERL);
+IXT_NACL_ATTRIB(nopin_timeout, IXT_NA_NOPIN_TIMEOUT);
+IXT_NACL_ATTRIB(nopin_response_timeout, IXT_NA_NOPIN_RESPONSE_TIMEOUT);
+IXT_NACL_ATTRIB(random_datain_pdu_offsets, IXT_NA_RANDOM_DATAIN_PDU_OFFSETS);
+IXT_NACL_ATTRIB(random_datain_seq_offsets, IXT_NA_RANDOM_DATAIN_SEQ_OFFSETS);
+IXT_NACL_ATTRIB(random_r2t_offsets, IXT_NA_RANDOM_R2T_OFFSETS);
+IXT_NACL_ATTRIB(authentication, IXT_NA_AUTHENTICATION);
+
+struct configfs_attribute *ixt_nacl_attrib_attrs[] = {
+	&ixt_nacl_attrib_attr_dataout_timeout,
+	&ixt_nacl_attrib_attr_dataout_timeout_retries,
+	&ixt_nacl_attrib_attr_default_erl,
+	&ixt_nacl_attrib_attr_nopin_timeout,
+	&ixt_nacl_attrib_attr_nopin_response_timeout,
+	&ixt_nacl_attrib_attr_random_datain_pdu_offsets,
+	&ixt_nacl_attrib_attr_random_datain_seq_offsets,
+	&ixt_nacl_attrib_attr_random_r2t_offsets,
+	&ixt_nacl_attrib_attr_authentication,
+	NULL,
+};
+
+static_assert(ARRAY_SIZE(ixt_nacl_attrib_attrs) == IXT_NA_NR + 1);
+
+/*
+ * ACL parameters: <acl>/param/, read-only: the values the ACL's session
+ * negotiated, LIO's subset of the TPG's param/ and shown as LIO shows
+ * them (numbers, Yes/No as 1/0). Names filled by ixt_configfs_init().
+ */
+
+static u32 ixt_sess_param_value(const struct ixt_params *p,
+				enum ixt_offer_param param)
+{
+	switch (param) {
+	case IXT_PARAM_MAX_CONNECTIONS:
+		return p->max_connections;
+	case IXT_PARAM_INITIAL_R2T:
+		return p->initial_r2t;
+	case IXT_PARAM_IMMEDIATE_DATA:
+		return p->immediate_data;
+	case IXT_PARAM_MAX_BURST:
+		return p->max_burst_length;
+	case IXT_PARAM_FIRST_BURST:
+		return p->first_burst_length;
+	case IXT_PARAM_TIME2WAIT:
+		return p->default_time2wait;
+	case IXT_PARAM_TIME2RETAIN:
+		return p->default_time2retain;
+	case IXT_PARAM_MAX_R2T:
+		return p->max_outstanding_r2t;
+	case IXT_PARAM_DATA_PDU_IN_ORDER:
+		return p->data_pdu_in_order;
+	case IXT_PARAM_DATA_SEQ_IN_ORDER:
+		return p->data_sequence_in_order;
+	case IXT_PARAM_ERL:
+		return p->error_recovery_level;
+	default:
+		return 0;
+	}
+}
+
+static ssize_t ixt_nacl_param_show(struct config_item *item,
+				   enum ixt_offer_param param, char *page)
+{
+	struct ixt_node_acl *nacl = to_ixt_nacl(param_to_nacl(item));
+	ssize_t ret;
+
+	spin_lock_bh(&nacl->se_nacl.nacl_sess_lock);
+	if (nacl->sess_params)
+		ret = sysfs_emit(page, "%u\n",
+				 ixt_sess_param_value(nacl->sess_params, param));
+	else
+		ret = sysfs_emit(page, "No Active iSCSI Session\n");
+	spin_unlock_bh(&nacl->se_nacl.nacl_sess_lock);
+	return ret;
+}
+
+#define IXT_NACL_PARAM(_id)						\
+static ssize_t ixt_nacl_param_##_id##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return ixt_nacl_param_show(item, _id, page);			\
+}
+
+#define IXT_NACL_PARAM_ATTR(_id)					\
+	{								\
+		.ca_owner	= THIS_MODULE,				\
+		.ca_mode	= 0444,					\
+		.show		= ixt_nacl_param_##_id##_show,		\
+	}
+
+IXT_NACL_PARAM(IXT_PARAM_MAX_CONNECTIONS)
+IXT_NACL_PARAM(IXT_PARAM_INITIAL_R2T)
+IXT_NACL_PARAM(IXT_PARAM_IMMEDIATE_DATA)
+IXT_NACL_PARAM(IXT_PARAM_MAX_BURST)
+IXT_NACL_PARAM(IXT_PARAM_FIRST_BURST)
+IXT_NACL_PARAM(IXT_PARAM_TIME2WAIT)
+IXT_NACL_PARAM(IXT_PARAM_TIME2RETAIN)
+IXT_NACL_PARAM(IXT_PARAM_MAX_R2T)
+IXT_NACL_PARAM(IXT_PARAM_DATA_PDU_IN_ORDER)
+IXT_NACL_PARAM(IXT_PARAM_DATA_SEQ_IN_ORDER)
+IXT_NACL_PARAM(IXT_PARAM_ERL)
+
+/* The ACL's parameters, in LIO's order. */
+static const enum ixt_offer_param ixt_nacl_params[] = {
+	IXT_PARAM_MAX_CONNECTIONS,
+	IXT_PARAM_INITIAL_R2T,
+	IXT_PARAM_IMMEDIATE_DATA,
+	IXT_PARAM_MAX_BURST,
+	IXT_PARAM_FIRST_BURST,
+	IXT_PARAM_TIME2WAIT,
+	IXT_PARAM_TIME2RETAIN,
+	IXT_PARAM_MAX_R2T,
+	IXT_PARAM_DATA_PDU_IN_ORDER,
+	IXT_PARAM_DATA_SEQ_IN_ORDER,
+	IXT_PARAM_ERL,
+};
+
+static struct configfs_attribute ixt_nacl_param_attr[] = {
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_MAX_CONNECTIONS),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_INITIAL_R2T),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_IMMEDIATE_DATA),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_MAX_BURST),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_FIRST_BURST),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_TIME2WAIT),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_TIME2RETAIN),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_MAX_R2T),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_DATA_PDU_IN_ORDER),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_DATA_SEQ_IN_ORDER),
+	IXT_NACL_PARAM_ATTR(IXT_PARAM_ERL),
+};
+
+static_assert(ARRAY_SIZE(ixt_nacl_param_attr) == ARRAY_SIZE(ixt_nacl_params));
+
+struct configfs_attribute *ixt_nacl_param_attrs[] = {
+	&ixt_nacl_param_attr[0],
+	&ixt_nacl_param_attr[1],
+	&ixt_nacl_param_attr[2],
+	&ixt_nacl_param_attr[3],
+	&ixt_nacl_param_attr[4],
+	&ixt_nacl_param_attr[5],
+	&ixt_nacl_param_attr[6],
+	&ixt_nacl_param_attr[7],
+	&ixt_nacl_param_attr[8],
+	&ixt_nacl_param_attr[9],
+	&ixt_nacl_param_attr[10],
+	NULL,
+};
+
+static_assert(ARRAY_SIZE(ixt_nacl_param_attrs) ==
+	      ARRAY_SIZE(ixt_nacl_params) + 1);
+
+/**
+ * ixt_configfs_init() - name the parameter files after the offer's table
+ * @void: no arguments.
+ *
+ * The files of <tpg>/param/ and <acl>/param/ take their names from
+ * ixt_offer_param_name(), the one table of parameter names.
+ *
+ * Context: Process context, at module load, before the fabric registers.
+ */
+void ixt_configfs_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < IXT_PARAM_NR; i++)
+		ixt_tpg_param_attr[i].ca_name = ixt_offer_param_name(i);
+	for (i = 0; i < ARRAY_SIZE(ixt_nacl_params); i++)
+		ixt_nacl_param_attr[i].ca_name =
+			ixt_offer_param_name(ixt_nacl_params[i]);
+}
+
 /**
  * ixt_nacl_set_defaults() - initialise the fabric part of a new ACL
  * @se_nacl: the ACL, zeroed by the target core.
@@ -914,7 +1473,15 @@ struct configfs_attribute *ixt_nacl_auth_attrs[] = {
  */
 void ixt_nacl_set_defaults(struct se_node_acl *se_nacl)
 {
-	ixt_auth_init(&to_ixt_nacl(se_nacl)->auth);
+	struct ixt_node_acl *nacl = to_ixt_nacl(se_nacl);
+	struct ixt_tpg *tpg = to_ixt_tpg(se_nacl->se_tpg);
+	int i;
+
+	ixt_auth_init(&nacl->auth);
+	for (i = 0; i < IXT_NA_NR; i++)
+		nacl->attrib[i] = ixt_nacl_attr_descs[i].def;
+	nacl->attrib[IXT_NA_DEFAULT_ERL] = ixt_tpg_attrib(tpg,
+							  IXT_TA_DEFAULT_ERL);
 }
 
 /**
@@ -922,11 +1489,14 @@ void ixt_nacl_set_defaults(struct se_node_acl *se_nacl)
  * @se_nacl: the ACL, already set up by ixt_nacl_set_defaults().
  * @name: directory name, the initiator's iSCSI name.
  *
+ * Adds the ACL's fabric_statistics/iscsi_sess_stats group.
+ *
  * Context: Process context, from configfs mkdir.
  * Return: 0.
  */
 int ixt_init_nacl(struct se_node_acl *se_nacl, const char *name)
 {
+	ixt_stats_nacl_init(to_ixt_nacl(se_nacl));
 	pr_debug("ACL %s created\n", name);
 	return 0;
 }

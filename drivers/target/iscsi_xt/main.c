@@ -133,6 +133,7 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 	.tpg_check_prod_mode_write_protect =
 					ixt_tpg_check_prod_mode_write_protect,
 	.tpg_check_prot_fabric_only	= ixt_tpg_check_prot_fabric_only,
+	.tpg_get_inst_index		= ixt_tpg_get_inst_index,
 
 	.check_stop_free		= ixt_check_stop_free,
 	.release_cmd			= ixt_release_cmd,
@@ -144,6 +145,7 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 
 	.fabric_make_wwn		= ixt_make_tiqn,
 	.fabric_drop_wwn		= ixt_drop_tiqn,
+	.add_wwn_groups			= ixt_add_wwn_groups,
 	.fabric_make_tpg		= ixt_make_tpg,
 	.fabric_enable_tpg		= ixt_enable_tpg,
 	.fabric_drop_tpg		= ixt_drop_tpg,
@@ -160,15 +162,23 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 	.tfc_tpg_np_base_attrs		= ixt_np_attrs,
 	.tfc_tpg_nacl_base_attrs	= ixt_nacl_attrs,
 	.tfc_tpg_nacl_auth_attrs	= ixt_nacl_auth_attrs,
+	.tfc_tpg_nacl_attrib_attrs	= ixt_nacl_attrib_attrs,
+	.tfc_tpg_nacl_param_attrs	= ixt_nacl_param_attrs,
+	.tfc_tpg_param_attrs		= ixt_tpg_param_attrs,
 
 	/* iSCSI: a WRITE's Data-Out must be drained before it is aborted. */
 	.write_pending_must_be_called	= 1,
+
+	/* As LIO's iSCSI: commands run in the receiving thread. */
+	.default_submit_type		= TARGET_DIRECT_SUBMIT,
+	.direct_submit_supp		= 1,
 };
 
 static int __init ixt_init(void)
 {
 	int ret;
 
+	ixt_configfs_init();
 	ret = target_register_template(&ixt_fabric_ops);
 	if (ret)
 		return ret;

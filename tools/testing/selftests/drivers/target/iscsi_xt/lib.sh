@@ -119,15 +119,19 @@ ixt_check() {
 	fi
 }
 
-# Active objects per slab cache, after flushing per-CPU slabs so that the
-# counts are exact: "name count" lines, sorted by name.
+# Active objects of the slab caches the module allocates from (the kmalloc
+# caches, and any cache of its own, named ixt_*), after flushing per-CPU
+# slabs so that the counts are exact: "name count" lines, sorted by name.
+# Caches of processes and files (vm_area_struct, dentry...) move with
+# whatever else the system does and would only add noise.
 ixt_slab_snapshot() {
 	local f
 
 	for f in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$f" 2>/dev/null
 	done
-	awk 'NR > 2 { print $1, $2 }' /proc/slabinfo | sort
+	awk 'NR > 2 && $1 ~ /^(kmalloc-|ixt_)/ { print $1, $2 }' /proc/slabinfo |
+		sort
 }
 
 # ixt_slab_growth BEFORE AFTER LIMIT: print the caches that grew by LIMIT
