@@ -27,6 +27,7 @@
 #include <iscsi_xt/params.h>
 
 #include "iscsi_xt.h"
+#include "conn.h"
 
 /* Largest command window of an ACL, as in LIO. */
 #define IXT_CMDSN_DEPTH_MAX	512
@@ -902,6 +903,8 @@ int ixt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 
 	pr_debug("%s tpgt_%u %s\n", tpg->tiqn->name, tpg->tpgt,
 		 enable ? "enabled" : "disabled");
+	if (!enable)
+		ixt_tpg_close_sessions(tpg);
 	return 0;
 }
 
@@ -916,6 +919,7 @@ void ixt_drop_tpg(struct se_portal_group *se_tpg)
 	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
 
 	pr_debug("%s tpgt_%u removed\n", tpg->tiqn->name, tpg->tpgt);
+	ixt_tpg_drain(tpg);
 	core_tpg_deregister(se_tpg);
 	mutex_destroy(&tpg->auth.lock);
 	mutex_destroy(&tpg->lock);
@@ -1052,6 +1056,7 @@ struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 	struct ixt_tpg *tpg = to_ixt_tpg(se_tpg);
 	struct sockaddr_storage addr;
 	struct ixt_np *np;
+	int ret;
 
 	if (ixt_parse_portal(name, &addr)) {
 		pr_err("%s tpgt_%u: portal must be IPv4:port or [IPv6]:port: %s\n",
@@ -1069,6 +1074,14 @@ struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 		       tpg->tiqn->name, tpg->tpgt, &np->addr);
 		kfree(np);
 		return ERR_PTR(-EEXIST);
+	}
+	ret = ixt_portal_np_add(np, tpg);
+	if (ret) {
+		mutex_lock(&tpg->tiqn->np_lock);
+		list_del(&np->node);
+		mutex_unlock(&tpg->tiqn->np_lock);
+		kfree(np);
+		return ERR_PTR(ret);
 	}
 	atomic_inc(&tpg->tiqn->nr_portals);
 	pr_debug("%s tpgt_%u: portal %pISpc created\n", tpg->tiqn->name,
@@ -1088,6 +1101,7 @@ void ixt_drop_np(struct se_tpg_np *se_np)
 	struct ixt_tiqn *tiqn = np->tpg->tiqn;
 
 	pr_debug("portal %pISpc removed\n", &np->addr);
+	ixt_portal_np_del(np);
 	mutex_lock(&tiqn->np_lock);
 	list_del(&np->node);
 	mutex_unlock(&tiqn->np_lock);
@@ -1101,10 +1115,7 @@ void ixt_drop_np(struct se_tpg_np *se_np)
 
 static ssize_t ixt_nacl_info_show(struct config_item *item, char *page)
 {
-	/* No session exists yet; rtslib parses this exact sentence. */
-	return sysfs_emit(page,
-			  "No active iSCSI Session for Initiator Endpoint: %s\n",
-			  acl_to_nacl(item)->initiatorname);
+	return ixt_sess_info_show(acl_to_nacl(item), page);
 }
 
 static ssize_t ixt_nacl_cmdsn_depth_show(struct config_item *item,

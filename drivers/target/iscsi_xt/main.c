@@ -10,6 +10,7 @@
 #include <target/target_core_fabric.h>
 
 #include "iscsi_xt.h"
+#include "conn.h"
 
 /*
  * TPG queries. The target core asks these while it manages ACLs, LUN
@@ -66,52 +67,6 @@ static int ixt_tpg_check_prot_fabric_only(struct se_portal_group *se_tpg)
 }
 
 /*
- * Command callbacks. There is no login yet, so no session and no command
- * of this fabric can exist: the target core never calls these. They are
- * here because target_register_template() refuses a fabric without them,
- * and each one warns if that ever stops being true.
- */
-
-static int ixt_check_stop_free(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-	return 0;
-}
-
-static void ixt_release_cmd(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-}
-
-static int ixt_write_pending(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-	return 0;
-}
-
-static int ixt_queue_data_in(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-	return 0;
-}
-
-static int ixt_queue_status(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-	return 0;
-}
-
-static void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-}
-
-static void ixt_aborted_task(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-}
-
-/*
  * Registered under LIO's names so that rtslib and targetcli find it at
  * target/iscsi, and so that persistent reservations saved under "iSCSI"
  * stay valid. iscsi_target_mod therefore cannot be loaded at the same
@@ -142,6 +97,7 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 	.queue_status			= ixt_queue_status,
 	.queue_tm_rsp			= ixt_queue_tm_rsp,
 	.aborted_task			= ixt_aborted_task,
+	.close_session			= ixt_close_session,
 
 	.fabric_make_wwn		= ixt_make_tiqn,
 	.fabric_drop_wwn		= ixt_drop_tiqn,
@@ -179,9 +135,14 @@ static int __init ixt_init(void)
 	int ret;
 
 	ixt_configfs_init();
-	ret = target_register_template(&ixt_fabric_ops);
+	ret = ixt_conn_module_init();
 	if (ret)
 		return ret;
+	ret = target_register_template(&ixt_fabric_ops);
+	if (ret) {
+		ixt_conn_module_exit();
+		return ret;
+	}
 
 	pr_info("iSCSI target fabric %s registered\n", IXT_VERSION);
 	return 0;
@@ -189,6 +150,7 @@ static int __init ixt_init(void)
 
 static void __exit ixt_exit(void)
 {
+	ixt_conn_module_exit();
 	target_unregister_template(&ixt_fabric_ops);
 }
 

@@ -52,6 +52,8 @@ ixt_loaded() {
 
 ixt_load() {
 	if [ -n "${IXT_KO:-}" ]; then
+		# insmod loads no dependency: CRC32C (digests) first.
+		[ -d /sys/module/libcrc32c ] || modprobe -q libcrc32c
 		insmod "$IXT_KO" "$@"
 	else
 		modprobe --ignore-install iscsi_xt "$@"

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iscsi_xt: connection life cycle and PDU dispatch, transport-neutral. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "conn.h"
+
+/* Seconds a login may take before its TPG is known, LIO's default. */
+#define IXT_LOGIN_TIMEOUT_DEFAULT	15
+
+static unsigned int max_login_conns = 64;
+module_param(max_login_conns, uint, 0644);
+MODULE_PARM_DESC(max_login_conns,
+		 "Most connections in the login phase at once, over all portals; more are closed at accept (default 64)");
+
+struct workqueue_struct *ixt_wq;
+
+/* Connections that have not reached full feature phase. */
+static atomic_t ixt_login_conns = ATOMIC_INIT(0);
+
+/* Protects ixt_conns; module exit waits on ixt_conns_wq for it to empty. */
+static DEFINE_SPINLOCK(ixt_conns_lock);
+static LIST_HEAD(ixt_conns);
+static DECLARE_WAIT_QUEUE_HEAD(ixt_conns_wq);
+
+/**
+ * ixt_tx_pdu_alloc() - allocate a PDU to send
+ * @dlength: length of its data segment; 0 for none.
+ * @gfp: allocation flags.
+ *
+ * The BHS and the data segment are zeroed.
+ *
+ * Context: As @gfp allows.
+ * Return: the PDU, or %NULL.
+ */
+struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp)
+{
+	struct ixt_tx_pdu *pdu;
+
+	pdu = kzalloc(sizeof(*pdu), gfp);
+	if (!pdu)
+		return NULL;
+	if (dlength) {
+		pdu->data = kvzalloc(dlength, gfp);
+		if (!pdu->data) {
+			kfree(pdu);
+			return NULL;
+		}
+	}
+	pdu->dlength = dlength;
+	return pdu;
+}
+
+/**
+ * ixt_tx_pdu_free() - free a PDU and its data segment
+ * @pdu: the PDU, off any queue.
+ *
+ * Context: Process context (the data segment may be vmalloc'ed).
+ */
+void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu)
+{
+	kvfree(pdu->data);
+	kfree(pdu);
+}
+
+/**
+ * ixt_conn_queue() - send a PDU on a connection
+ * @conn: the connection.
+ * @pdu: the PDU, owned by the connection from now on.
+ *
+ * Sets the data segment length in the BHS and the digests in force.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
+{
+	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
+	pdu->digests = conn->digests;
+	conn->ops->queue(conn, pdu);
+}
+
+/**
+ * ixt_conn_queue_resp() - send a response that carries sequence numbers
+ * @conn: the connection, in full feature phase.
+ * @pdu: the response, owned by the connection from now on.
+ * @status: the PDU carries status and takes the next StatSN; otherwise
+ *	(a Data-In without status) it shows the next StatSN unchanged.
+ *
+ * Fills in StatSN, ExpCmdSN and MaxCmdSN, which every PDU of the target
+ * carries at the same offsets, and queues the PDU in StatSN order.
+ *
+ * Context: Any context but hard IRQ; takes @conn->sn_lock.
+ */
+void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
+			 bool status)
+{
+	struct ixt_sess *sess = conn->sess;
+	struct iscsi_hdr *hdr = &pdu->hdr;
+	u32 exp = READ_ONCE(sess->exp_cmd_sn);
+
+	spin_lock_bh(&conn->sn_lock);
+	hdr->statsn = cpu_to_be32(status ? conn->stat_sn++ : conn->stat_sn);
+	hdr->exp_statsn = cpu_to_be32(exp);
+	hdr->max_statsn = cpu_to_be32(exp + sess->cmdsn_depth - 1);
+	ixt_conn_queue(conn, pdu);
+	spin_unlock_bh(&conn->sn_lock);
+}
+
+/**
+ * ixt_conn_tx_done() - a transport has sent a PDU in full
+ * @conn: the connection.
+ * @pdu: the PDU; freed here.
+ *
+ * Context: Process context (the transport's transmit work).
+ */
+void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
+{
+	if (pdu->close)
+		ixt_conn_close(conn);
+	ixt_tx_pdu_free(pdu);
+}
+
+/**
+ * ixt_conn_send_reject() - answer a PDU with a Reject PDU
+ * @conn: the connection, in full feature phase.
+ * @hdr: the BHS of the PDU rejected; sent back as the data segment.
+ * @reason: ISCSI_REASON_* or IXT_REASON_* code.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+			  u8 reason)
+{
+	struct iscsi_reject *rej;
+	struct ixt_tx_pdu *pdu;
+
+	pr_warn_ratelimited("%pISpc: rejecting opcode 0x%02x, reason 0x%02x\n",
+			    &conn->peer, hdr->opcode, reason);
+	pdu = ixt_tx_pdu_alloc(ISCSI_HDR_LEN, GFP_KERNEL);
+	if (!pdu) {
+		ixt_conn_close(conn);
+		return;
+	}
+	memcpy(pdu->data, hdr, ISCSI_HDR_LEN);
+	rej = (struct iscsi_reject *)&pdu->hdr;
+	rej->opcode = ISCSI_OP_REJECT;
+	rej->flags = ISCSI_FLAG_CMD_FINAL;
+	rej->reason = reason;
+	rej->ffffffff = cpu_to_be32(0xffffffff);
+	ixt_conn_queue_resp(conn, pdu, true);
+}
+
+/**
+ * ixt_conn_rx_pdu() - hand a received PDU to the core
+ * @conn: the connection.
+ * @pdu: the PDU, whole; valid only during the call.
+ *
+ * Context: Process context: the transport's receive work, which is the
+ * only caller for a connection, so calls never overlap.
+ */
+void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	if (conn->state == IXT_CONN_LOGIN) {
+		ixt_login_rx(conn, pdu);
+		return;
+	}
+	if (pdu->reject) {
+		ixt_conn_send_reject(conn, &pdu->hdr, pdu->reject);
+		return;
+	}
+	ixt_sess_rx_ffp(conn, pdu);
+}
+
+static void ixt_conn_login_timeout(struct work_struct *work)
+{
+	struct ixt_conn *conn = container_of(to_delayed_work(work),
+					     struct ixt_conn, login_timeout);
+
+	if (READ_ONCE(conn->state) != IXT_CONN_LOGIN)
+		return;
+	pr_warn_ratelimited("%pISpc: login timed out\n", &conn->peer);
+	ixt_conn_close(conn);
+}
+
+/**
+ * ixt_conn_set_login_deadline() - give a login a time limit
+ * @conn: the connection, in login.
+ * @secs: seconds since the connection was accepted.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
+{
+	mod_delayed_work(ixt_wq, &conn->login_timeout,
+			 (long)(conn->login_start + secs * HZ - jiffies) > 0 ?
+			 conn->login_start + secs * HZ - jiffies : 0);
+}
+
+/**
+ * ixt_conn_login_done() - a connection leaves the login phase
+ * @conn: the connection.
+ *
+ * Frees its slot in the bound on connections in login and stops the
+ * login timer.
+ *
+ * Context: Process context (the receive path or the release work).
+ */
+void ixt_conn_login_done(struct ixt_conn *conn)
+{
+	if (test_and_clear_bit(IXT_CONN_F_IN_LOGIN, &conn->flags))
+		atomic_dec(&ixt_login_conns);
+	cancel_delayed_work(&conn->login_timeout);
+}
+
+/**
+ * ixt_conn_closing() - whether a connection is being torn down
+ * @conn: the connection.
+ *
+ * Context: Any context.
+ * Return: true once ixt_conn_close() was called.
+ */
+bool ixt_conn_closing(struct ixt_conn *conn)
+{
+	return test_bit(IXT_CONN_F_CLOSING, &conn->flags);
+}
+
+/**
+ * ixt_conn_close() - tear a connection down
+ * @conn: the connection.
+ *
+ * Schedules the release work, once: later calls do nothing. The release
+ * work stops the transport, ends the session of the connection, if any,
+ * and frees the connection: the caller must not touch @conn afterwards
+ * unless it runs in the connection's own receive or transmit work, which
+ * the release waits for.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_conn_close(struct ixt_conn *conn)
+{
+	if (!test_and_set_bit(IXT_CONN_F_CLOSING, &conn->flags))
+		queue_work(ixt_wq, &conn->release_work);
+}
+
+static void ixt_conn_release_work(struct work_struct *work)
+{
+	struct ixt_conn *conn = container_of(work, struct ixt_conn,
+					     release_work);
+
+	pr_debug("%pISpc: connection closing\n", &conn->peer);
+	conn->ops->shutdown(conn);
+	cancel_delayed_work_sync(&conn->login_timeout);
+	ixt_conn_login_done(conn);
+	ixt_login_free(conn);
+	ixt_reqbuf_free(&conn->text_req);
+	ixt_rsp_free(&conn->text_rsp);
+	ixt_sess_conn_gone(conn);
+	if (conn->tpg)
+		ixt_tpg_put(conn->tpg);
+	ixt_portal_put(conn->portal);
+
+	spin_lock(&ixt_conns_lock);
+	list_del(&conn->entry);
+	spin_unlock(&ixt_conns_lock);
+	wake_up_all(&ixt_conns_wq);
+	conn->ops->free(conn);
+}
+
+/**
+ * ixt_conn_init() - set up the core part of a new connection
+ * @conn: the connection, zeroed, embedded in the transport's.
+ * @ops: the transport.
+ * @portal: where the connection arrived; the connection takes a
+ *	reference.
+ *
+ * Counts the connection against max_login_conns. Undo with
+ * ixt_conn_uninit() until ixt_conn_start() is called.
+ *
+ * Context: Process context.
+ * Return: 0, -EBUSY when too many connections are in login, -ENOMEM.
+ */
+int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
+		  struct ixt_portal *portal)
+{
+	int ret;
+
+	if (atomic_inc_return(&ixt_login_conns) > READ_ONCE(max_login_conns)) {
+		atomic_dec(&ixt_login_conns);
+		pr_warn_ratelimited("%pISpc: refused: %u connections already in login\n",
+				    &conn->peer, max_login_conns);
+		return -EBUSY;
+	}
+	set_bit(IXT_CONN_F_IN_LOGIN, &conn->flags);
+	conn->ops = ops;
+	conn->state = IXT_CONN_LOGIN;
+	conn->limits.login = true;
+	conn->limits.max_recv_dlength = ISCSI_DEF_MAX_RECV_SEG_LEN;
+	spin_lock_init(&conn->sn_lock);
+	conn->stat_sn = get_random_u32();
+	conn->login_start = jiffies;
+	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
+	INIT_WORK(&conn->release_work, ixt_conn_release_work);
+
+	ret = ops->local_addr(conn, &conn->local);
+	if (ret)
+		goto out_login_done;
+	ret = ixt_login_init(conn);
+	if (ret)
+		goto out_login_done;
+
+	ixt_portal_get(portal);
+	conn->portal = portal;
+	spin_lock(&ixt_conns_lock);
+	list_add_tail(&conn->entry, &ixt_conns);
+	spin_unlock(&ixt_conns_lock);
+	return 0;
+
+out_login_done:
+	ixt_conn_login_done(conn);
+	return ret;
+}
+
+/**
+ * ixt_conn_uninit() - undo ixt_conn_init() of a connection never started
+ * @conn: the connection.
+ *
+ * Context: Process context.
+ */
+void ixt_conn_uninit(struct ixt_conn *conn)
+{
+	spin_lock(&ixt_conns_lock);
+	list_del(&conn->entry);
+	spin_unlock(&ixt_conns_lock);
+	wake_up_all(&ixt_conns_wq);
+	ixt_portal_put(conn->portal);
+	ixt_login_free(conn);
+	ixt_conn_login_done(conn);
+}
+
+/**
+ * ixt_conn_start() - start the login timer of a connection
+ * @conn: the connection, being hooked up to its transport.
+ *
+ * From here on, only ixt_conn_close() ends the connection.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_conn_start(struct ixt_conn *conn)
+{
+	queue_delayed_work(ixt_wq, &conn->login_timeout,
+			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
+}
+
+/**
+ * ixt_conns_close_tpg() - close every connection logging in or logged in
+ *	to a TPG
+ * @tpg: the TPG.
+ *
+ * Context: Any context but hard IRQ; takes ixt_conns_lock.
+ */
+void ixt_conns_close_tpg(struct ixt_tpg *tpg)
+{
+	struct ixt_conn *conn;
+
+	spin_lock(&ixt_conns_lock);
+	list_for_each_entry(conn, &ixt_conns, entry)
+		if (READ_ONCE(conn->tpg) == tpg)
+			ixt_conn_close(conn);
+	spin_unlock(&ixt_conns_lock);
+}
+
+static bool ixt_conns_empty(void)
+{
+	bool empty;
+
+	spin_lock(&ixt_conns_lock);
+	empty = list_empty(&ixt_conns);
+	spin_unlock(&ixt_conns_lock);
+	return empty;
+}
+
+/**
+ * ixt_conn_module_init() - set up what connections need
+ *
+ * Context: Process context, module init.
+ * Return: 0 or -ENOMEM.
+ */
+int ixt_conn_module_init(void)
+{
+	ixt_wq = alloc_workqueue("iscsi_xt", WQ_MEM_RECLAIM | WQ_SYSFS, 0);
+	return ixt_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * ixt_conn_module_exit() - close every connection and wait for them
+ *
+ * Every portal is gone by then (configfs removed them before the module
+ * could be unloaded), so no connection can start meanwhile.
+ *
+ * Context: Process context, module exit.
+ */
+void ixt_conn_module_exit(void)
+{
+	struct ixt_conn *conn;
+
+	spin_lock(&ixt_conns_lock);
+	list_for_each_entry(conn, &ixt_conns, entry)
+		ixt_conn_close(conn);
+	spin_unlock(&ixt_conns_lock);
+	wait_event(ixt_conns_wq, ixt_conns_empty());
+	destroy_workqueue(ixt_wq);
+}

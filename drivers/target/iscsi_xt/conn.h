@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_xt: network portals, connections and sessions, shared by the
+ * transport-neutral core and the transports.
+ *
+ * Lifetimes, in short:
+ * - a &struct ixt_portal (one listening endpoint) is refcounted by the
+ *   configfs portals (&struct ixt_np) that name its address;
+ * - a &struct ixt_conn is owned by its release work: ixt_conn_close()
+ *   schedules it once, and it tears the connection down and frees it;
+ * - a &struct ixt_sess lives on ixt_sess_list while its connection is
+ *   in full feature phase, with a kref for each finder and one for the
+ *   connection that owns it.
+ */
+#ifndef _ISCSI_XT_CONN_H
+#define _ISCSI_XT_CONN_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <iscsi_xt/params.h>
+#include <iscsi_xt/pdu.h>
+
+#include "iscsi_xt.h"
+#include "transport.h"
+
+struct ixt_login;
+struct ixt_portal;
+
+/**
+ * struct ixt_reqbuf - request text reassembled from PDUs with C set
+ * @buf: the text, kvmalloc'ed; %NULL until the first byte arrives.
+ * @len: bytes of text at @buf.
+ * @size: bytes allocated at @buf, at most %IXT_TEXT_MAX_LEN.
+ */
+struct ixt_reqbuf {
+	char *buf;
+	u32 len;
+	u32 size;
+};
+
+/* The workqueue every connection's rx, tx and release work runs on. */
+extern struct workqueue_struct *ixt_wq;
+
+/**
+ * enum ixt_conn_state - where a connection is in its life
+ * @IXT_CONN_LOGIN: login phase: only Login Requests are accepted.
+ * @IXT_CONN_FULL_FEATURE: login succeeded; the session is usable.
+ * @IXT_CONN_LOGOUT: a Logout Response, or a Login Response that fails
+ *	the login, is queued: nothing more is read, and the connection
+ *	closes once the response is out.
+ *
+ * Closing is not a state but the %IXT_CONN_F_CLOSING flag, which may be
+ * set in any state and from any context.
+ */
+enum ixt_conn_state {
+	IXT_CONN_LOGIN,
+	IXT_CONN_FULL_FEATURE,
+	IXT_CONN_LOGOUT,
+};
+
+/* &struct ixt_conn.flags bits */
+#define IXT_CONN_F_CLOSING	0	/* release work scheduled */
+#define IXT_CONN_F_IN_LOGIN	1	/* counted in the login bound */
+
+/**
+ * struct ixt_conn - one iSCSI connection, transport-neutral part
+ * @ops: the transport.
+ * @entry: link in the list of all connections (module exit closes them).
+ * @state: &enum ixt_conn_state; written only by the receive path (the
+ *	transport's rx work, which calls every core receive function),
+ *	read anywhere with READ_ONCE().
+ * @flags: IXT_CONN_F_* bits, atomic.
+ * @portal: listening endpoint the connection arrived on; a reference.
+ * @limits: what the receive path accepts; written by the core from the
+ *	rx work only, read by the transport's rx work.
+ * @digests: IXT_PDU_HDIGEST/IXT_PDU_DDIGEST in force for PDUs queued
+ *	from now on; the transport checks received PDUs against it too.
+ *	Changed only from the rx work, at the end of login.
+ * @login: login state while @state is %IXT_CONN_LOGIN, else %NULL.
+ * @sess: the session once login succeeded; the connection's reference.
+ * @tpg: the TPG the login is for, once known; a reference, dropped when
+ *	the connection is released (ixt_tpg_drain() waits for that).
+ * @cid: connection ID the initiator chose.
+ * @sn_lock: protects @stat_sn in full feature phase, and keeps the
+ *	PDUs that carry a StatSN queued in StatSN order.
+ * @stat_sn: StatSN of the next response; the receive path alone uses it
+ *	during login.
+ * @login_timeout: closes the connection if login takes too long.
+ * @release_work: tears the connection down; see ixt_conn_close().
+ * @login_start: jiffies when the connection was accepted.
+ * @text_req: Text Request text being reassembled (rx work).
+ * @text_rsp: Text Response text, sent in parts when longer than the
+ *	initiator's MaxRecvDataSegmentLength (rx work); its storage is
+ *	kvmalloc'ed.
+ * @text_ttt: Target Transfer Tag of the parts of @text_rsp.
+ * @local: the address the initiator connected to (for SendTargets
+ *	answers on wildcard portals).
+ * @peer: the initiator's address, for logs.
+ */
+struct ixt_conn {
+	const struct ixt_transport_ops *ops;
+	struct list_head entry;
+	int state;
+	unsigned long flags;
+	struct ixt_portal *portal;
+	struct ixt_pdu_limits limits;
+	unsigned int digests;
+	struct ixt_login *login;
+	struct ixt_sess *sess;
+	struct ixt_tpg *tpg;
+	u16 cid;
+	spinlock_t sn_lock;	/* protects stat_sn, orders status PDUs */
+	u32 stat_sn;
+	struct delayed_work login_timeout;
+	struct work_struct release_work;
+	unsigned long login_start;
+	struct ixt_reqbuf text_req;
+	struct ixt_text_buf text_rsp;
+	u32 text_ttt;
+	struct sockaddr_storage local;
+	struct sockaddr_storage peer;
+};
+
+/**
+ * struct ixt_sess - an iSCSI session (one connection: MaxConnections=1)
+ * @ref: kref; one for the owning connection, one per finder.
+ * @entry: link in ixt_sess_list, under ixt_sess_mutex, while the
+ *	session can be found (from full feature phase until its
+ *	connection goes).
+ * @tpg: the TPG, %NULL for a discovery session; the connection holds
+ *	the reference. Compared, never dereferenced, once the connection
+ *	is gone.
+ * @se_sess: the target core session, %NULL for a discovery session.
+ * @conn: the session's connection; cleared under ixt_sess_mutex when
+ *	the connection goes.
+ * @discovery: SessionType=Discovery.
+ * @isid: ISID the initiator chose.
+ * @tsih: TSIH the target assigned, never 0.
+ * @initiator: InitiatorName.
+ * @params: values negotiated at login.
+ * @exp_cmd_sn: ExpCmdSN (rx work only).
+ * @cmdsn_depth: command window: MaxCmdSN = ExpCmdSN + @cmdsn_depth - 1.
+ * @gone: completed once the session is off ixt_sess_list and its
+ *	target core session removed, for session reinstatement.
+ */
+struct ixt_sess {
+	struct kref ref;
+	struct list_head entry;
+	struct ixt_tpg *tpg;
+	struct se_session *se_sess;
+	struct ixt_conn *conn;
+	bool discovery;
+	u8 isid[6];
+	u16 tsih;
+	char initiator[ISCSI_NAME_LEN];
+	struct ixt_params params;
+	u32 exp_cmd_sn;
+	u32 cmdsn_depth;
+	struct completion gone;
+};
+
+/* portal.c */
+int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg);
+void ixt_portal_np_del(struct ixt_np *np);
+struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
+					const char *target_name);
+void ixt_tpg_put(struct ixt_tpg *tpg);
+void ixt_tpg_drain(struct ixt_tpg *tpg);
+int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
+			       void *arg), void *arg);
+const struct sockaddr_storage *ixt_portal_addr(struct ixt_portal *portal);
+void ixt_portal_get(struct ixt_portal *portal);
+void ixt_portal_put(struct ixt_portal *portal);
+
+/* tcp.c */
+int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock);
+
+/* conn.c */
+int ixt_conn_module_init(void);
+void ixt_conn_module_exit(void);
+int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
+		  struct ixt_portal *portal);
+void ixt_conn_uninit(struct ixt_conn *conn);
+void ixt_conn_start(struct ixt_conn *conn);
+void ixt_conn_close(struct ixt_conn *conn);
+bool ixt_conn_closing(struct ixt_conn *conn);
+void ixt_conn_login_done(struct ixt_conn *conn);
+void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
+void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
+struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
+void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
+void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
+void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
+			 bool status);
+void ixt_conns_close_tpg(struct ixt_tpg *tpg);
+void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+			  u8 reason);
+
+/* text.c */
+int ixt_reqbuf_append(struct ixt_reqbuf *req, const void *data, u32 len);
+void ixt_reqbuf_free(struct ixt_reqbuf *req);
+int ixt_rsp_alloc(struct ixt_text_buf *rsp, u32 size);
+void ixt_rsp_free(struct ixt_text_buf *rsp);
+
+/* login.c */
+int ixt_login_init(struct ixt_conn *conn);
+void ixt_login_free(struct ixt_conn *conn);
+void ixt_login_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+/* session.c */
+struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid);
+void ixt_sess_put(struct ixt_sess *sess);
+int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn);
+void ixt_sess_conn_gone(struct ixt_conn *conn);
+void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
+			const u8 *isid);
+void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+int ixt_tpg_close_sessions(struct ixt_tpg *tpg);
+void ixt_close_session(struct se_session *se_sess);
+ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
+
+/* cmd.c */
+void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+int ixt_queue_status(struct se_cmd *se_cmd);
+int ixt_queue_data_in(struct se_cmd *se_cmd);
+int ixt_write_pending(struct se_cmd *se_cmd);
+int ixt_check_stop_free(struct se_cmd *se_cmd);
+void ixt_release_cmd(struct se_cmd *se_cmd);
+void ixt_aborted_task(struct se_cmd *se_cmd);
+void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
+
+/* discovery.c */
+void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+#endif /* _ISCSI_XT_CONN_H */

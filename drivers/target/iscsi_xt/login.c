@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: the login phase (RFC 7143 sections 6.2 and 11.12-11.13):
+ * stages, continuation, target and ACL checks, CHAP, session creation.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include <iscsi_xt/chap.h>
+#include <iscsi_xt/params.h>
+
+#include "conn.h"
+
+/* Login status: class in the high byte, detail in the low one. */
+#define IXT_LS(class, detail)	(((class) << 8) | (detail))
+#define IXT_LS_INIT(detail)	IXT_LS(ISCSI_STATUS_CLS_INITIATOR_ERR, \
+				       ISCSI_LOGIN_STATUS_##detail)
+#define IXT_LS_TARGET(detail)	IXT_LS(ISCSI_STATUS_CLS_TARGET_ERR, \
+				       ISCSI_LOGIN_STATUS_##detail)
+
+/**
+ * struct ixt_login - state of a connection's login phase
+ * @first: the first Login Request's BHS: ISID, TSIH, CID, ITT and CmdSN
+ *	must not change afterwards.
+ * @started: @first is valid.
+ * @stage: current stage (CSG): %ISCSI_SECURITY_NEGOTIATION_STAGE or
+ *	%ISCSI_OP_PARMS_NEGOTIATION_STAGE.
+ * @leading_done: the leading keys were seen, the target and the ACL
+ *	checked, and @neg set up.
+ * @tpg: the TPG of a normal session: the connection's, which holds
+ *	the reference.
+ * @auth: CHAP is required.
+ * @authenticated: CHAP succeeded, or AuthMethod=None was agreed while
+ *	CHAP is not required.
+ * @chap: the CHAP exchange.
+ * @ids: CHAP identifiers used.
+ * @creds: copy of the credentials the initiator is checked against.
+ * @initiator: InitiatorName, for messages.
+ * @req: request text, reassembled over Login Requests with C set.
+ * @rsp: response text, sent over several Login Responses when long.
+ * @rsp_flags: T, CSG and NSG bits of the response's last part.
+ * @neg: the key negotiation.
+ *
+ * Owned by the connection, used only by its receive path.
+ */
+struct ixt_login {
+	struct iscsi_login_req first;
+	bool started;
+	u8 stage;
+	bool leading_done;
+	struct ixt_tpg *tpg;
+	bool auth;
+	bool authenticated;
+	struct ixt_chap chap;
+	struct ixt_chap_ids ids;
+	char creds[IXT_AUTH_NR][IXT_AUTH_LEN];
+	char initiator[ISCSI_NAME_LEN];
+	struct ixt_reqbuf req;
+	struct ixt_text_buf rsp;
+	u8 rsp_flags;
+	struct ixt_neg neg;
+};
+
+/**
+ * ixt_login_init() - allocate the login state of a new connection
+ * @conn: the connection.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int ixt_login_init(struct ixt_conn *conn)
+{
+	struct ixt_login *login;
+
+	login = kzalloc(sizeof(*login), GFP_KERNEL);
+	if (!login)
+		return -ENOMEM;
+	if (ixt_rsp_alloc(&login->rsp, IXT_NEG_RSP_LEN)) {
+		kfree(login);
+		return -ENOMEM;
+	}
+	conn->login = login;
+	return 0;
+}
+
+/**
+ * ixt_login_free() - free the login state of a connection
+ * @conn: the connection; nothing happens if its login state is gone.
+ *
+ * Context: Process context.
+ */
+void ixt_login_free(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+
+	if (!login)
+		return;
+	ixt_chap_destroy(&login->chap);
+	memzero_explicit(login->creds, sizeof(login->creds));
+	ixt_reqbuf_free(&login->req);
+	ixt_rsp_free(&login->rsp);
+	kfree(login);
+	conn->login = NULL;
+}
+
+static struct ixt_tx_pdu *ixt_login_rsp_alloc(struct ixt_conn *conn, u32 len)
+{
+	struct ixt_login *login = conn->login;
+	struct iscsi_login_rsp *rsp;
+	struct ixt_tx_pdu *pdu;
+
+	pdu = ixt_tx_pdu_alloc(len, GFP_KERNEL);
+	if (!pdu)
+		return NULL;
+	rsp = (struct iscsi_login_rsp *)&pdu->hdr;
+	rsp->opcode = ISCSI_OP_LOGIN_RSP;
+	rsp->max_version = ISCSI_DRAFT20_VERSION;
+	rsp->active_version = ISCSI_DRAFT20_VERSION;
+	memcpy(rsp->isid, login->first.isid, sizeof(rsp->isid));
+	rsp->tsih = login->first.tsih;
+	rsp->itt = login->first.itt;
+	rsp->statsn = cpu_to_be32(conn->stat_sn++);
+	rsp->exp_cmdsn = login->first.cmdsn;
+	rsp->max_cmdsn = login->first.cmdsn;
+	return pdu;
+}
+
+/* Fails the login with @status and closes the connection once it is out. */
+static void ixt_login_fail(struct ixt_conn *conn, u16 status)
+{
+	struct ixt_login *login = conn->login;
+	struct iscsi_login_rsp *rsp;
+	struct ixt_tx_pdu *pdu;
+
+	pr_warn_ratelimited("%pISpc: login of %s failed, status 0x%04x\n",
+			    &conn->peer,
+			    login->initiator[0] ? login->initiator : "(unnamed)",
+			    status);
+	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
+	pdu = ixt_login_rsp_alloc(conn, 0);
+	if (!pdu) {
+		ixt_conn_close(conn);
+		return;
+	}
+	rsp = (struct iscsi_login_rsp *)&pdu->hdr;
+	rsp->flags = login->stage << 2;
+	rsp->status_class = status >> 8;
+	rsp->status_detail = status & 0xff;
+	pdu->close = true;
+	ixt_conn_queue(conn, pdu);
+}
+
+/*
+ * Sends the next part of the response text, the last one with the flags
+ * decided for the response, and moves to the next stage after it.
+ */
+static int ixt_login_send_part(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+	struct iscsi_login_rsp *rsp;
+	struct ixt_tx_pdu *pdu;
+	const char *chunk;
+	bool more;
+	u32 len;
+
+	len = ixt_text_chunk(&login->rsp, ISCSI_DEF_MAX_RECV_SEG_LEN, &chunk,
+			     &more);
+	pdu = ixt_login_rsp_alloc(conn, len);
+	if (!pdu)
+		return -ENOMEM;
+	memcpy(pdu->data, chunk, len);
+	rsp = (struct iscsi_login_rsp *)&pdu->hdr;
+	if (more) {
+		rsp->flags = ISCSI_FLAG_LOGIN_CONTINUE | login->stage << 2;
+		ixt_conn_queue(conn, pdu);
+		return 0;
+	}
+	rsp->flags = login->rsp_flags;
+	if (login->rsp_flags & ISCSI_FLAG_LOGIN_TRANSIT)
+		login->stage = ISCSI_LOGIN_NEXT_STAGE(login->rsp_flags);
+	if (login->stage == ISCSI_FULL_FEATURE_PHASE) {
+		struct ixt_sess *sess = conn->sess;
+
+		rsp->tsih = cpu_to_be16(sess->tsih);
+		rsp->max_cmdsn = cpu_to_be32(sess->exp_cmd_sn +
+					     sess->cmdsn_depth - 1);
+	}
+	ixt_conn_queue(conn, pdu);
+	return 0;
+}
+
+/* Checks a Login Request's BHS against the first one and the stage. */
+static u16 ixt_login_check_hdr(struct ixt_login *login,
+			       const struct iscsi_login_req *req)
+{
+	u8 csg = ISCSI_LOGIN_CURRENT_STAGE(req->flags);
+	u8 nsg = ISCSI_LOGIN_NEXT_STAGE(req->flags);
+
+	if (!login->started) {
+		login->first = *req;
+		login->started = true;
+		login->stage = csg;
+		if (req->min_version > ISCSI_DRAFT20_VERSION)
+			return IXT_LS_INIT(NO_VERSION);
+		/* One connection per session: no connection to add. */
+		if (req->tsih)
+			return IXT_LS_INIT(NO_SESSION);
+	}
+	if (memcmp(req->isid, login->first.isid, sizeof(req->isid)) ||
+	    req->tsih != login->first.tsih || req->cid != login->first.cid ||
+	    req->itt != login->first.itt)
+		return IXT_LS_INIT(INIT_ERR);
+	if (csg != login->stage)
+		return IXT_LS_INIT(INIT_ERR);
+	if (req->flags & ISCSI_FLAG_LOGIN_TRANSIT && nsg <= csg)
+		return IXT_LS_INIT(INIT_ERR);
+	return 0;
+}
+
+/* Copies the credentials of @auth, the unset ones as empty strings. */
+static void ixt_login_copy_creds(struct ixt_login *login,
+				 struct ixt_auth *auth)
+{
+	int i;
+
+	mutex_lock(&auth->lock);
+	for (i = 0; i < IXT_AUTH_NR; i++)
+		if (ixt_auth_cred_is_set(auth->cred[i]))
+			strscpy(login->creds[i], auth->cred[i],
+				sizeof(login->creds[i]));
+	mutex_unlock(&auth->lock);
+}
+
+/*
+ * The ACL admits the initiator, or the TPG is in demo mode. As in LIO,
+ * an explicit ACL's authentication attribute, unless it is -1, decides
+ * whether CHAP is required; otherwise the TPG's does.
+ */
+static u16 ixt_login_check_acl(struct ixt_login *login)
+{
+	struct se_portal_group *se_tpg = &login->tpg->se_tpg;
+	struct ixt_node_acl *nacl = NULL;
+	struct se_node_acl *se_nacl;
+	int auth = -1;
+
+	se_nacl = core_tpg_get_initiator_node_acl(se_tpg, login->initiator);
+	if (!se_nacl && !ixt_tpg_attrib(login->tpg,
+					IXT_TA_GENERATE_NODE_ACLS))
+		return IXT_LS_INIT(TGT_FORBIDDEN);
+	if (se_nacl) {
+		nacl = to_ixt_nacl(se_nacl);
+		auth = ixt_nacl_attrib(nacl, IXT_NA_AUTHENTICATION);
+	}
+	ixt_login_copy_creds(login, nacl ? &nacl->auth : &login->tpg->auth);
+	if (se_nacl)
+		target_put_nacl(se_nacl);
+	login->auth = auth >= 0 ? auth :
+		      ixt_tpg_attrib(login->tpg, IXT_TA_AUTHENTICATION);
+	return 0;
+}
+
+/*
+ * What the TPG offers (its param/), with AuthMethod following whether
+ * this initiator must authenticate: without None when it must, with None
+ * last when it need not and the TPG offers CHAP only.
+ */
+static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
+{
+	struct ixt_vlist *am = &offer->auth_method;
+	struct ixt_vlist none_only = { .nr = 1, .v = { IXT_AUTH_NONE } };
+	u8 i, n = 0;
+
+	if (!login->tpg) {
+		/* Discovery: LIO's defaults, no CHAP without its credentials. */
+		ixt_offer_init(offer, 0);
+		*am = none_only;
+		return;
+	}
+	mutex_lock(&login->tpg->lock);
+	*offer = login->tpg->offer;
+	mutex_unlock(&login->tpg->lock);
+
+	for (i = 0; i < am->nr; i++)
+		if (!login->auth || am->v[i] != IXT_AUTH_NONE)
+			am->v[n++] = am->v[i];
+	am->nr = n;
+	if (login->auth && !am->nr) {
+		am->v[am->nr++] = IXT_AUTH_CHAP;
+	} else if (!login->auth) {
+		for (i = 0; i < am->nr && am->v[i] != IXT_AUTH_NONE; i++)
+			;
+		if (i == am->nr && am->nr < IXT_VLIST_MAX)
+			am->v[am->nr++] = IXT_AUTH_NONE;
+	}
+}
+
+/* Copies a value of the request into a string; false if it is absent. */
+static bool ixt_login_find(const char *text, u32 len, const char *key,
+			   char *buf, size_t size)
+{
+	struct ixt_text_pair pair;
+
+	if (ixt_text_find(text, len, key, &pair))
+		return false;
+	strscpy(buf, pair.value, size);
+	return true;
+}
+
+/* The first request: find the target and the ACL, set up the engine. */
+static u16 ixt_login_leading(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+	const char *text = login->req.buf;
+	u32 len = login->req.len;
+	struct ixt_offer offer;
+	char type[16] = "Normal";
+	char target[ISCSI_NAME_LEN];
+	unsigned int flags = IXT_NEG_LEADING;
+
+	if (!ixt_login_find(text, len, "InitiatorName", login->initiator,
+			    sizeof(login->initiator)))
+		return IXT_LS_INIT(MISSING_FIELDS);
+	ixt_login_find(text, len, "SessionType", type, sizeof(type));
+	if (!strcmp(type, "Normal")) {
+		if (!ixt_login_find(text, len, "TargetName", target,
+				    sizeof(target)))
+			return IXT_LS_INIT(MISSING_FIELDS);
+		WRITE_ONCE(conn->tpg,
+			   ixt_portal_find_tpg_get(conn->portal, target));
+		login->tpg = conn->tpg;
+		if (!login->tpg) {
+			pr_warn_ratelimited("%s: login to unknown or disabled target %s\n",
+					    login->initiator, target);
+			return IXT_LS_INIT(TGT_NOT_FOUND);
+		}
+		ixt_conn_set_login_deadline(conn,
+					    ixt_tpg_attrib(login->tpg,
+							   IXT_TA_LOGIN_TIMEOUT));
+		if (ixt_login_check_acl(login)) {
+			pr_warn_ratelimited("%s: no ACL admits it to %s tpgt_%u\n",
+					    login->initiator, target,
+					    login->tpg->tpgt);
+			return IXT_LS_INIT(TGT_FORBIDDEN);
+		}
+		if (ixt_tpg_attrib(login->tpg, IXT_TA_LOGIN_KEYS_WORKAROUND))
+			flags |= IXT_NEG_KEYS_WORKAROUND;
+	} else if (strcmp(type, "Discovery")) {
+		return IXT_LS_INIT(NO_SESSION_TYPE);
+	}
+	/* CHAP must not be skipped by starting in the operational stage. */
+	if (login->auth && login->stage != ISCSI_SECURITY_NEGOTIATION_STAGE)
+		return IXT_LS_INIT(AUTH_FAILED);
+
+	ixt_login_offer(login, &offer);
+	ixt_neg_init(&login->neg, &offer, flags);
+	login->leading_done = true;
+	return 0;
+}
+
+static u16 ixt_login_chap_fail(struct ixt_login *login,
+			       enum ixt_chap_reason why)
+{
+	pr_warn_ratelimited("%s: CHAP failed: %s\n", login->initiator,
+			    ixt_chap_reason_str(why));
+	if (why == IXT_CHAP_ERR_IDS || why == IXT_CHAP_ERR_INTERNAL)
+		return IXT_LS_TARGET(TARGET_ERROR);
+	return IXT_LS_INIT(AUTH_FAILED);
+}
+
+static const char *ixt_login_value(const char *text, u32 len, const char *key)
+{
+	struct ixt_text_pair pair;
+
+	return ixt_text_find(text, len, key, &pair) ? NULL : pair.value;
+}
+
+/* CHAP_A starts the exchange; CHAP_N and CHAP_R end it. */
+static u16 ixt_login_chap(struct ixt_login *login)
+{
+	const char *text = login->req.buf;
+	u32 len = login->req.len;
+	struct ixt_chap_creds creds = {
+		.userid = login->creds[IXT_AUTH_USERID],
+		.secret = login->creds[IXT_AUTH_PASSWORD],
+		.userid_mutual = login->creds[IXT_AUTH_USERID_MUTUAL],
+		.secret_mutual = login->creds[IXT_AUTH_PASSWORD_MUTUAL],
+	};
+	struct ixt_chap_response in = {
+		.n = ixt_login_value(text, len, "CHAP_N"),
+		.r = ixt_login_value(text, len, "CHAP_R"),
+		.i = ixt_login_value(text, len, "CHAP_I"),
+		.c = ixt_login_value(text, len, "CHAP_C"),
+	};
+	const char *chap_a = ixt_login_value(text, len, "CHAP_A");
+	struct ixt_chap_challenge ch;
+	struct ixt_chap_reply reply;
+	enum ixt_chap_reason why;
+
+	if (login->neg.params.auth_method != IXT_AUTH_CHAP ||
+	    login->stage != ISCSI_SECURITY_NEGOTIATION_STAGE)
+		return IXT_LS_INIT(INIT_ERR);
+	if (chap_a) {
+		if (ixt_chap_start(&login->chap, &login->ids, chap_a,
+				   IXT_CHAP_ALGS_ALL, &ch, &why))
+			return ixt_login_chap_fail(login, why);
+		if (ixt_text_add(&login->rsp, "CHAP_A", ch.a) ||
+		    ixt_text_add(&login->rsp, "CHAP_I", ch.i) ||
+		    ixt_text_add(&login->rsp, "CHAP_C", ch.c))
+			return IXT_LS_TARGET(NO_RESOURCES);
+		return 0;
+	}
+	if (ixt_chap_verify(&login->chap, &creds, &in, &reply, &why))
+		return ixt_login_chap_fail(login, why);
+	login->authenticated = true;
+	if (reply.n &&
+	    (ixt_text_add(&login->rsp, "CHAP_N", reply.n) ||
+	     ixt_text_add(&login->rsp, "CHAP_R", reply.r)))
+		return IXT_LS_TARGET(NO_RESOURCES);
+	return 0;
+}
+
+static u16 ixt_login_status(const struct ixt_login_status *st)
+{
+	if (!st->status_class)
+		return IXT_LS_INIT(INIT_ERR);
+	return IXT_LS(st->status_class, st->status_detail);
+}
+
+/* One complete request text: the keys of the current stage. */
+static u16 ixt_login_keys(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+	struct ixt_login_status st = { };
+	u16 status;
+
+	if (ixt_text_check(login->req.buf, login->req.len) < 0)
+		return IXT_LS_INIT(INIT_ERR);
+	if (!login->leading_done) {
+		status = ixt_login_leading(conn);
+		if (status)
+			return status;
+	}
+	if (ixt_neg_process(&login->neg, login->stage, login->req.buf,
+			    login->req.len, &login->rsp, &st))
+		return ixt_login_status(&st);
+	if (login->neg.auth_keys)
+		return ixt_login_chap(login);
+	if (login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE && !login->auth &&
+	    login->neg.params.auth_method == IXT_AUTH_NONE)
+		login->authenticated = true;
+	/* Without a security stage, nothing was negotiated: None applies. */
+	if (login->stage != ISCSI_SECURITY_NEGOTIATION_STAGE && !login->auth)
+		login->authenticated = true;
+	return 0;
+}
+
+/* Makes the session live; the final response then carries its TSIH. */
+static u16 ixt_login_finish(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+	struct ixt_login_status st = { };
+	struct ixt_sess *sess;
+	int ret;
+
+	if (ixt_neg_finish(&login->neg, &st))
+		return ixt_login_status(&st);
+	if (!login->neg.params.discovery)
+		ixt_sess_reinstate(login->tpg, login->initiator,
+				   login->first.isid);
+	sess = ixt_sess_alloc(login->initiator, login->first.isid);
+	if (!sess)
+		return IXT_LS_TARGET(NO_RESOURCES);
+	sess->discovery = login->neg.params.discovery;
+	sess->tpg = login->tpg;
+	sess->params = login->neg.params;
+	sess->exp_cmd_sn = be32_to_cpu(login->first.cmdsn);
+	sess->cmdsn_depth = 1;
+
+	ret = ixt_sess_register(sess, conn);
+	if (ret) {
+		ixt_sess_put(sess);
+		pr_warn_ratelimited("%s: session setup failed: %d\n",
+				    login->initiator, ret);
+		return ret == -EACCES ? IXT_LS_INIT(TGT_FORBIDDEN) :
+					IXT_LS_TARGET(NO_RESOURCES);
+	}
+	if (sess->se_sess)
+		sess->cmdsn_depth = sess->se_sess->se_node_acl->queue_depth;
+	conn->cid = be16_to_cpu(login->first.cid);
+	pr_info("%s: %s session TSIH %u logged in from %pISpc\n",
+		sess->initiator, sess->discovery ? "discovery" : "normal",
+		sess->tsih, &conn->peer);
+	return 0;
+}
+
+/* Login is over: the connection goes to full feature phase. */
+static void ixt_login_enter_ffp(struct ixt_conn *conn)
+{
+	struct ixt_params *p = &conn->sess->params;
+
+	conn->limits = (struct ixt_pdu_limits){
+		.max_recv_dlength = p->target_recv_dlength,
+		.first_burst_length = p->first_burst_length,
+		.discovery = p->discovery,
+		.immediate_data = p->immediate_data,
+		.initial_r2t = p->initial_r2t,
+	};
+	/* Digests start with the PDUs after the final Login Response. */
+	conn->digests = (p->header_digest ? IXT_PDU_HDIGEST : 0) |
+			(p->data_digest ? IXT_PDU_DDIGEST : 0);
+	WRITE_ONCE(conn->state, IXT_CONN_FULL_FEATURE);
+	ixt_conn_login_done(conn);
+	ixt_login_free(conn);
+}
+
+/* Decides T and NSG of the response, once the keys of a request are done. */
+static u16 ixt_login_transit(struct ixt_conn *conn,
+			     const struct iscsi_login_req *req)
+{
+	struct ixt_login *login = conn->login;
+	u8 nsg = ISCSI_LOGIN_NEXT_STAGE(req->flags);
+	u16 status;
+
+	login->rsp_flags = login->stage << 2;
+	if (!(req->flags & ISCSI_FLAG_LOGIN_TRANSIT))
+		return 0;
+	if (!login->authenticated) {
+		/* CHAP agreed on or under way: the initiator asks too early. */
+		if (login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE &&
+		    login->neg.params.auth_method == IXT_AUTH_CHAP &&
+		    login->chap.state != IXT_CHAP_DONE)
+			return 0;
+		return IXT_LS_INIT(AUTH_FAILED);
+	}
+	/* Keys the target offered still wait for an answer. */
+	if (ixt_neg_pending(&login->neg))
+		return 0;
+	/* Skipping the operational stage needs the RFC defaults to do. */
+	if (nsg == ISCSI_FULL_FEATURE_PHASE &&
+	    login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE &&
+	    ixt_neg_has_offers(&login->neg))
+		nsg = ISCSI_OP_PARMS_NEGOTIATION_STAGE;
+	if (nsg == ISCSI_FULL_FEATURE_PHASE) {
+		status = ixt_login_finish(conn);
+		if (status)
+			return status;
+	}
+	login->rsp_flags |= ISCSI_FLAG_LOGIN_TRANSIT | nsg;
+	return 0;
+}
+
+/**
+ * ixt_login_rx() - handle a PDU received in the login phase
+ * @conn: the connection.
+ * @pdu: the PDU: a Login Request unless @pdu->reject is set.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_login_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	const struct iscsi_login_req *req = (void *)&pdu->hdr;
+	struct ixt_login *login = conn->login;
+	u16 status;
+
+	if (pdu->reject) {
+		ixt_login_fail(conn, IXT_LS_INIT(INIT_ERR));
+		return;
+	}
+	status = ixt_login_check_hdr(login, req);
+	if (status)
+		goto out_fail;
+
+	/* The initiator fetches the rest of a long response. */
+	if (login->rsp.sent < login->rsp.len) {
+		if (pdu->dlength || req->flags & ISCSI_FLAG_LOGIN_CONTINUE) {
+			status = IXT_LS_INIT(INIT_ERR);
+			goto out_fail;
+		}
+		goto out_send;
+	}
+
+	if (ixt_reqbuf_append(&login->req, pdu->data, pdu->dlength)) {
+		status = IXT_LS_INIT(INIT_ERR);
+		goto out_fail;
+	}
+	ixt_text_buf_init(&login->rsp, login->rsp.data, login->rsp.size);
+	login->rsp_flags = login->stage << 2;
+	/* More request text follows: acknowledge with an empty response. */
+	if (req->flags & ISCSI_FLAG_LOGIN_CONTINUE)
+		goto out_send;
+
+	status = ixt_login_keys(conn);
+	if (!status)
+		status = ixt_login_transit(conn, req);
+	login->req.len = 0;
+	if (status)
+		goto out_fail;
+
+out_send:
+	if (ixt_login_send_part(conn)) {
+		ixt_conn_close(conn);
+		return;
+	}
+	if (login->stage == ISCSI_FULL_FEATURE_PHASE)
+		ixt_login_enter_ffp(conn);
+	return;
+
+out_fail:
+	ixt_login_fail(conn, status);
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iscsi_xt: TCP listeners, one per portal address, shared by the TPGs. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inet.h>
+#include <linux/ipv6.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/wait.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <target/target_core_fabric.h>
+
+#include "conn.h"
+
+/* Pending connections a listener queues before the accept work runs. */
+#define IXT_LISTEN_BACKLOG	256
+
+/**
+ * struct ixt_portal - a listening endpoint, shared by every TPG portal
+ *	(&struct ixt_np) with the same address and port
+ * @ref: kref: one while the listener runs (some np names the address),
+ *	one per connection accepted from it.
+ * @entry: link in ixt_portals, under ixt_portal_mutex, while listening.
+ * @addr: the address and port listened on.
+ * @sock: the listening socket; %NULL once stopped.
+ * @data_ready: the socket's own sk_data_ready, restored at stop.
+ * @accept_work: accepts every pending connection.
+ * @links: &struct ixt_portal_link of the nps using the portal, under
+ *	ixt_portal_mutex.
+ */
+struct ixt_portal {
+	struct kref ref;
+	struct list_head entry;
+	struct sockaddr_storage addr;
+	struct socket *sock;
+	void (*data_ready)(struct sock *sk);
+	struct work_struct accept_work;
+	struct list_head links;
+};
+
+/**
+ * struct ixt_portal_link - one configfs portal using a listener
+ * @entry: link in &struct ixt_portal.links.
+ * @np: the configfs portal; it and its TPG outlive the link, which
+ *	ixt_portal_np_del() removes before the np is freed.
+ * @tpg: the TPG of @np.
+ */
+struct ixt_portal_link {
+	struct list_head entry;
+	struct ixt_np *np;
+	struct ixt_tpg *tpg;
+};
+
+/**
+ * struct ixt_tpg_use - references on a TPG held by connections
+ * @entry: link in ixt_tpg_uses, under ixt_portal_mutex.
+ * @tpg: the TPG.
+ * @count: references; the entry goes when it drops to 0.
+ *
+ * A TPG is freed when its configfs directory goes, which cannot wait for
+ * a reference count of its own; ixt_tpg_drain() waits for these instead.
+ */
+struct ixt_tpg_use {
+	struct list_head entry;
+	struct ixt_tpg *tpg;
+	unsigned int count;
+};
+
+/*
+ * Protects ixt_portals, every portal's links, the start/stop of
+ * listeners, and ixt_tpg_uses.
+ */
+static DEFINE_MUTEX(ixt_portal_mutex);
+static LIST_HEAD(ixt_portals);
+static LIST_HEAD(ixt_tpg_uses);
+static DECLARE_WAIT_QUEUE_HEAD(ixt_tpg_use_wq);
+
+static bool ixt_addr_equal(const struct sockaddr_storage *a,
+			   const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6)
+		return a6->sin6_port == b6->sin6_port &&
+		       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return a4->sin_port == b4->sin_port &&
+	       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+}
+
+static void ixt_portal_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct ixt_portal, ref));
+}
+
+/**
+ * ixt_portal_get() - take a reference on a portal
+ * @portal: the portal, on which the caller holds a reference.
+ *
+ * Context: Any context.
+ */
+void ixt_portal_get(struct ixt_portal *portal)
+{
+	kref_get(&portal->ref);
+}
+
+/**
+ * ixt_portal_put() - drop a reference on a portal
+ * @portal: the portal.
+ *
+ * Context: Any context.
+ */
+void ixt_portal_put(struct ixt_portal *portal)
+{
+	kref_put(&portal->ref, ixt_portal_release);
+}
+
+static void ixt_portal_listen_data_ready(struct sock *sk)
+{
+	struct ixt_portal *portal;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	portal = sk->sk_user_data;
+	if (portal && sk->sk_state == TCP_LISTEN)
+		queue_work(ixt_wq, &portal->accept_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void ixt_portal_accept_work(struct work_struct *work)
+{
+	struct ixt_portal *portal =
+		container_of(work, struct ixt_portal, accept_work);
+	struct socket *newsock;
+	int ret;
+
+	for (;;) {
+		ret = kernel_accept(portal->sock, &newsock, O_NONBLOCK);
+		if (ret) {
+			if (ret != -EAGAIN)
+				pr_warn_ratelimited("accept on %pISpc failed: %d\n",
+						    &portal->addr, ret);
+			return;
+		}
+		ret = ixt_tcp_conn_create(portal, newsock);
+		if (ret)
+			sock_release(newsock);
+	}
+}
+
+static int ixt_portal_listen(struct ixt_portal *portal)
+{
+	struct socket *sock;
+	struct sock *sk;
+	int ret;
+
+	ret = sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
+			       IPPROTO_TCP, &sock);
+	if (ret)
+		return ret;
+	sk = sock->sk;
+	sk->sk_allocation = GFP_KERNEL;
+	sock_set_reuseaddr(sk);
+	tcp_sock_set_nodelay(sk);
+	/* [::] must not take 0.0.0.0 as well: both may be portals. */
+	if (portal->addr.ss_family == AF_INET6)
+		ip6_sock_set_v6only(sk);
+
+	ret = kernel_bind(sock, (struct sockaddr *)&portal->addr,
+			  sizeof(portal->addr));
+	if (ret)
+		goto out_release_sock;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = portal;
+	portal->data_ready = sk->sk_data_ready;
+	sk->sk_data_ready = ixt_portal_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	portal->sock = sock;
+
+	ret = kernel_listen(sock, IXT_LISTEN_BACKLOG);
+	if (ret)
+		goto out_restore_callbacks;
+	return 0;
+
+out_restore_callbacks:
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = portal->data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	portal->sock = NULL;
+out_release_sock:
+	sock_release(sock);
+	return ret;
+}
+
+/* Stops accepting; connections already accepted keep their reference. */
+static void ixt_portal_stop(struct ixt_portal *portal)
+{
+	struct sock *sk = portal->sock->sk;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = portal->data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&portal->accept_work);
+	kernel_sock_shutdown(portal->sock, SHUT_RDWR);
+	sock_release(portal->sock);
+	portal->sock = NULL;
+	list_del(&portal->entry);
+	pr_info("stopped listening on %pISpc\n", &portal->addr);
+	ixt_portal_put(portal);
+}
+
+static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr)
+{
+	struct ixt_portal *portal;
+	int ret;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry)
+		if (ixt_addr_equal(&portal->addr, addr))
+			return portal;
+
+	portal = kzalloc(sizeof(*portal), GFP_KERNEL);
+	if (!portal)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&portal->ref);
+	portal->addr = *addr;
+	INIT_WORK(&portal->accept_work, ixt_portal_accept_work);
+	INIT_LIST_HEAD(&portal->links);
+
+	ret = ixt_portal_listen(portal);
+	if (ret) {
+		pr_err("cannot listen on %pISpc: %d\n", addr, ret);
+		kfree(portal);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&portal->entry, &ixt_portals);
+	pr_info("listening on %pISpc\n", addr);
+	return portal;
+}
+
+/**
+ * ixt_portal_np_add() - make a configfs portal listen
+ * @np: the new portal, its address parsed.
+ * @tpg: the TPG it belongs to.
+ *
+ * Starts a listener for the address unless another portal already
+ * listens there, and records that @np uses it. As in LIO, the portal
+ * listens whether or not its TPG is enabled; logins check that.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ * Return: 0, -ENOMEM, or the socket layer's error (-EADDRINUSE,
+ * -EADDRNOTAVAIL when no interface has the address).
+ */
+int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	link->np = np;
+	link->tpg = tpg;
+
+	mutex_lock(&ixt_portal_mutex);
+	portal = ixt_portal_find_start(&np->addr);
+	if (IS_ERR(portal)) {
+		mutex_unlock(&ixt_portal_mutex);
+		kfree(link);
+		return PTR_ERR(portal);
+	}
+	list_add_tail(&link->entry, &portal->links);
+	mutex_unlock(&ixt_portal_mutex);
+	return 0;
+}
+
+static struct ixt_portal_link *ixt_portal_find_link(struct ixt_np *np,
+						    struct ixt_portal **portalp)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry) {
+		list_for_each_entry(link, &portal->links, entry) {
+			if (link->np == np) {
+				*portalp = portal;
+				return link;
+			}
+		}
+	}
+	return NULL;
+}
+
+/**
+ * ixt_portal_np_del() - forget a configfs portal
+ * @np: the portal going away; ixt_portal_np_add() succeeded for it.
+ *
+ * Stops the listener when @np was its last user. Connections accepted
+ * from it stay up, as in LIO.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ */
+void ixt_portal_np_del(struct ixt_np *np)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	mutex_lock(&ixt_portal_mutex);
+	link = ixt_portal_find_link(np, &portal);
+	if (!WARN_ON_ONCE(!link)) {
+		list_del(&link->entry);
+		kfree(link);
+		if (list_empty(&portal->links))
+			ixt_portal_stop(portal);
+	}
+	mutex_unlock(&ixt_portal_mutex);
+}
+
+static struct ixt_tpg_use *ixt_tpg_use_find(struct ixt_tpg *tpg)
+{
+	struct ixt_tpg_use *use;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	list_for_each_entry(use, &ixt_tpg_uses, entry)
+		if (use->tpg == tpg)
+			return use;
+	return NULL;
+}
+
+/* Takes a reference on @tpg, whose np (hence the TPG) is alive. */
+static bool ixt_tpg_get(struct ixt_tpg *tpg)
+{
+	struct ixt_tpg_use *use;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	use = ixt_tpg_use_find(tpg);
+	if (!use) {
+		use = kzalloc(sizeof(*use), GFP_KERNEL);
+		if (!use)
+			return false;
+		use->tpg = tpg;
+		list_add(&use->entry, &ixt_tpg_uses);
+	}
+	use->count++;
+	return true;
+}
+
+/**
+ * ixt_portal_find_tpg_get() - find the TPG a login is for
+ * @portal: the endpoint the connection arrived on.
+ * @target_name: the TargetName of the Login Request.
+ *
+ * The TPG must have a portal on @portal and be enabled. If several TPGs
+ * of the target qualify, the first one configured wins.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ * Return: the TPG with a reference, to drop with ixt_tpg_put(); %NULL if
+ * there is none (or no memory for the reference).
+ */
+struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
+					const char *target_name)
+{
+	struct ixt_portal_link *link;
+	struct ixt_tpg *tpg = NULL;
+
+	mutex_lock(&ixt_portal_mutex);
+	list_for_each_entry(link, &portal->links, entry) {
+		if (strcmp(link->tpg->tiqn->name, target_name) ||
+		    !link->tpg->se_tpg.enabled)
+			continue;
+		if (ixt_tpg_get(link->tpg))
+			tpg = link->tpg;
+		break;
+	}
+	mutex_unlock(&ixt_portal_mutex);
+	return tpg;
+}
+
+/**
+ * ixt_tpg_put() - drop a reference taken by ixt_portal_find_tpg_get()
+ * @tpg: the TPG.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ */
+void ixt_tpg_put(struct ixt_tpg *tpg)
+{
+	struct ixt_tpg_use *use;
+
+	mutex_lock(&ixt_portal_mutex);
+	use = ixt_tpg_use_find(tpg);
+	if (!WARN_ON_ONCE(!use) && !--use->count) {
+		list_del(&use->entry);
+		kfree(use);
+		wake_up_all(&ixt_tpg_use_wq);
+	}
+	mutex_unlock(&ixt_portal_mutex);
+}
+
+static bool ixt_tpg_in_use(struct ixt_tpg *tpg)
+{
+	bool in_use;
+
+	mutex_lock(&ixt_portal_mutex);
+	in_use = ixt_tpg_use_find(tpg);
+	mutex_unlock(&ixt_portal_mutex);
+	return in_use;
+}
+
+/**
+ * ixt_tpg_drain() - end every login and session of a TPG being freed
+ * @tpg: the TPG, whose portals are all gone: no new login can find it.
+ *
+ * Closes the connections that hold a reference on @tpg and waits until
+ * they have dropped it. A connection that found the TPG just before its
+ * last portal went may not have recorded it yet, hence the retries.
+ *
+ * Context: Process context, may sleep; the TPG's configfs release.
+ */
+void ixt_tpg_drain(struct ixt_tpg *tpg)
+{
+	while (ixt_tpg_in_use(tpg)) {
+		ixt_conns_close_tpg(tpg);
+		wait_event_timeout(ixt_tpg_use_wq, !ixt_tpg_in_use(tpg), HZ);
+	}
+}
+
+/**
+ * ixt_portals_walk() - call a function for every (portal, TPG) pair
+ * @fn: the function; a non-zero return stops the walk. It runs under
+ *	ixt_portal_mutex: it may sleep and take target core mutexes, but
+ *	must not add or remove portals.
+ * @arg: passed to @fn.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ * Return: the first non-zero value @fn returned, else 0.
+ */
+int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
+			       void *arg), void *arg)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+	int ret = 0;
+
+	mutex_lock(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry) {
+		list_for_each_entry(link, &portal->links, entry) {
+			ret = fn(link->np, link->tpg, arg);
+			if (ret)
+				goto out_unlock;
+		}
+	}
+out_unlock:
+	mutex_unlock(&ixt_portal_mutex);
+	return ret;
+}
+
+/**
+ * ixt_portal_addr() - the address a portal listens on
+ * @portal: the portal.
+ *
+ * Context: Any context.
+ * Return: the address; constant for the portal's life.
+ */
+const struct sockaddr_storage *ixt_portal_addr(struct ixt_portal *portal)
+{
+	return &portal->addr;
+}

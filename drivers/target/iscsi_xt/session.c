@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iscsi_xt: sessions: registration, reinstatement, full feature dispatch. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sprintf.h>
+#include <linux/sysfs.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "conn.h"
+
+/*
+ * Protects ixt_sess_list, ixt_last_tsih and &struct ixt_sess.conn. Taken
+ * before the target core's locks, never inside them.
+ */
+static DEFINE_MUTEX(ixt_sess_mutex);
+static LIST_HEAD(ixt_sess_list);
+static u16 ixt_last_tsih;
+
+/**
+ * ixt_sess_alloc() - allocate a session for a login about to succeed
+ * @initiator: InitiatorName.
+ * @isid: the ISID, 6 bytes.
+ *
+ * Context: Process context.
+ * Return: the session with one reference, or %NULL.
+ */
+struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
+{
+	struct ixt_sess *sess;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	kref_init(&sess->ref);
+	INIT_LIST_HEAD(&sess->entry);
+	init_completion(&sess->gone);
+	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
+	memcpy(sess->isid, isid, sizeof(sess->isid));
+	return sess;
+}
+
+static void ixt_sess_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct ixt_sess, ref));
+}
+
+/**
+ * ixt_sess_put() - drop a reference on a session
+ * @sess: the session.
+ *
+ * Context: Process context.
+ */
+void ixt_sess_put(struct ixt_sess *sess)
+{
+	kref_put(&sess->ref, ixt_sess_release);
+}
+
+static bool ixt_tsih_in_use(u16 tsih)
+{
+	struct ixt_sess *sess;
+
+	lockdep_assert_held(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		if (sess->tsih == tsih)
+			return true;
+	return false;
+}
+
+static u16 ixt_tsih_alloc(void)
+{
+	lockdep_assert_held(&ixt_sess_mutex);
+	do {
+		ixt_last_tsih++;
+	} while (!ixt_last_tsih || ixt_tsih_in_use(ixt_last_tsih));
+	return ixt_last_tsih;
+}
+
+static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
+			     struct se_session *se_sess, void *priv)
+{
+	struct ixt_sess *sess = priv;
+
+	/* Persistent reservations name iSCSI initiator ports by ISID. */
+	se_sess->sess_bin_isid = get_unaligned_be48(sess->isid);
+	return 0;
+}
+
+/**
+ * ixt_sess_register() - make a session live at the end of its login
+ * @sess: the session, with @tpg set for a normal session; the
+ *	caller's reference passes to @conn.
+ * @conn: the leading connection.
+ *
+ * Creates the target core session of a normal session (the ACL check
+ * happens there again: an ACL removed meanwhile fails the login), assigns
+ * the TSIH, and makes the session findable.
+ *
+ * Context: Process context (the receive path); takes ixt_sess_mutex.
+ * Return: 0; -EACCES when no ACL admits the initiator any more; -ENOMEM.
+ * On error the caller still owns @sess.
+ */
+int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
+{
+	struct se_session *se_sess;
+
+	if (!sess->discovery) {
+		se_sess = target_setup_session(&sess->tpg->se_tpg, 0, 0,
+					       TARGET_PROT_NORMAL,
+					       sess->initiator, sess,
+					       ixt_sess_setup_cb);
+		if (IS_ERR(se_sess))
+			return PTR_ERR(se_sess);
+		sess->se_sess = se_sess;
+	}
+
+	mutex_lock(&ixt_sess_mutex);
+	sess->tsih = ixt_tsih_alloc();
+	sess->conn = conn;
+	list_add_tail(&sess->entry, &ixt_sess_list);
+	mutex_unlock(&ixt_sess_mutex);
+	conn->sess = sess;
+	return 0;
+}
+
+/**
+ * ixt_sess_conn_gone() - end the session of a connection that is closing
+ * @conn: the connection, whose I/O has stopped.
+ *
+ * With one connection per session, the session ends with it: it stops
+ * being findable, its commands are waited for and its target core
+ * session is removed, which lets an ACL deletion or a reinstating login
+ * waiting for it go on.
+ *
+ * Context: Process context (the connection's release work).
+ */
+void ixt_sess_conn_gone(struct ixt_conn *conn)
+{
+	struct ixt_sess *sess = conn->sess;
+
+	if (!sess)
+		return;
+	mutex_lock(&ixt_sess_mutex);
+	list_del_init(&sess->entry);
+	sess->conn = NULL;
+	mutex_unlock(&ixt_sess_mutex);
+
+	if (sess->se_sess) {
+		target_stop_session(sess->se_sess);
+		target_wait_for_sess_cmds(sess->se_sess);
+		target_remove_session(sess->se_sess);
+		sess->se_sess = NULL;
+	}
+	pr_info("%s session of %s, TSIH %u, closed\n",
+		sess->discovery ? "discovery" : "normal", sess->initiator,
+		sess->tsih);
+	complete_all(&sess->gone);
+	conn->sess = NULL;
+	ixt_sess_put(sess);
+}
+
+/* Closes the session's connection; the caller holds a session reference. */
+static void ixt_sess_close(struct ixt_sess *sess)
+{
+	lockdep_assert_held(&ixt_sess_mutex);
+	if (sess->conn)
+		ixt_conn_close(sess->conn);
+}
+
+/**
+ * ixt_sess_reinstate() - end the session a new leading login replaces
+ * @tpg: the TPG of the login.
+ * @initiator: its InitiatorName.
+ * @isid: its ISID.
+ *
+ * At ErrorRecoveryLevel 0 a login with the InitiatorName and ISID of a
+ * live session, and TSIH 0, replaces that session (RFC 7143 section
+ * 6.3.5): the old session is closed, and this waits until it is gone.
+ *
+ * Context: Process context, may sleep; takes ixt_sess_mutex.
+ */
+void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
+			const u8 *isid)
+{
+	struct ixt_sess *sess, *old = NULL;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->tpg == tpg && !memcmp(sess->isid, isid, 6) &&
+		    !strcmp(sess->initiator, initiator)) {
+			old = sess;
+			kref_get(&old->ref);
+			ixt_sess_close(old);
+			break;
+		}
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	if (!old)
+		return;
+	pr_info("%s: reinstating session TSIH %u\n", initiator, old->tsih);
+	wait_for_completion(&old->gone);
+	ixt_sess_put(old);
+}
+
+/**
+ * ixt_tpg_close_sessions() - close every session of a TPG
+ * @tpg: the TPG, being disabled.
+ *
+ * Context: Process context; takes ixt_sess_mutex.
+ * Return: 0.
+ */
+int ixt_tpg_close_sessions(struct ixt_tpg *tpg)
+{
+	struct ixt_sess *sess;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		if (sess->tpg == tpg)
+			ixt_sess_close(sess);
+	mutex_unlock(&ixt_sess_mutex);
+	return 0;
+}
+
+/**
+ * ixt_close_session() - the target core asks to end a session
+ * @se_sess: the session, whose ACL is being deleted.
+ *
+ * The core calls this with no lock held but may race with the session
+ * ending by itself, so @se_sess is looked up among the live sessions
+ * rather than trusted.
+ *
+ * Context: Process context; takes ixt_sess_mutex.
+ */
+void ixt_close_session(struct se_session *se_sess)
+{
+	struct ixt_sess *sess;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		if (sess->se_sess == se_sess)
+			ixt_sess_close(sess);
+	mutex_unlock(&ixt_sess_mutex);
+}
+
+/* One session in the format of LIO's "info" file, which rtslib parses. */
+static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
+				 ssize_t len)
+{
+	struct ixt_conn *conn = sess->conn;
+	u32 max_cmd_sn = sess->exp_cmd_sn + sess->cmdsn_depth - 1;
+
+	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
+			     sess->initiator);
+	len += sysfs_emit_at(page, len, "InitiatorAlias: %s\n",
+			     sess->params.initiator_alias);
+	len += sysfs_emit_at(page, len,
+			     "LIO Session ID: %u   ISID: 0x%6phN  TSIH: %u  SessionType: Normal\n",
+			     sess->tsih, sess->isid, sess->tsih);
+	len += sysfs_emit_at(page, len,
+			     "Session State: TARG_SESS_STATE_LOGGED_IN\n");
+	len += sysfs_emit_at(page, len,
+			     "---------------------[iSCSI Session Values]-----------------------\n");
+	len += sysfs_emit_at(page, len,
+			     "  CmdSN/WR  :  CmdSN/WC  :  ExpCmdSN  :  MaxCmdSN  :     ITT    :     TTT\n");
+	len += sysfs_emit_at(page, len,
+			     " 0x%08x   0x%08x   0x%08x   0x%08x   0x%08x   0x%08x\n",
+			     0, 0, sess->exp_cmd_sn, max_cmd_sn, 0, 0);
+	len += sysfs_emit_at(page, len,
+			     "----------------------[iSCSI Connections]-------------------------\n");
+	len += sysfs_emit_at(page, len,
+			     "CID: %u  Connection State: TARG_CONN_STATE_LOGGED_IN\n",
+			     conn->cid);
+	len += sysfs_emit_at(page, len, "   Address %pISc %s  StatSN: 0x%08x\n",
+			     &conn->peer, "TCP", conn->stat_sn);
+	return len;
+}
+
+/**
+ * ixt_sess_info_show() - describe the sessions of an ACL
+ * @se_nacl: the ACL.
+ * @page: the configfs page.
+ *
+ * Prints what LIO's "info" file prints, which rtslib parses: one block
+ * per session, or the "No active iSCSI Session" sentence.
+ *
+ * Context: Process context; takes ixt_sess_mutex.
+ * Return: bytes written to @page.
+ */
+ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page)
+{
+	struct ixt_sess *sess;
+	ssize_t len = 0;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		if (sess->se_sess && sess->conn &&
+		    sess->se_sess->se_node_acl == se_nacl)
+			len = ixt_sess_info_one(sess, page, len);
+	mutex_unlock(&ixt_sess_mutex);
+	if (!len)
+		len = sysfs_emit(page,
+				 "No active iSCSI Session for Initiator Endpoint: %s\n",
+				 se_nacl->initiatorname);
+	return len;
+}
+
+/*
+ * CmdSN of a request. Over one TCP connection requests arrive in CmdSN
+ * order: one in order advances ExpCmdSN, an immediate one does not.
+ * Returns false for a CmdSN outside the window, which RFC 7143 says to
+ * drop silently.
+ */
+static bool ixt_sess_check_cmd_sn(struct ixt_sess *sess,
+				  const struct iscsi_hdr *hdr)
+{
+	/* Every request carries CmdSN where a NOP-Out does. */
+	u32 cmd_sn = be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
+	u32 max = sess->exp_cmd_sn + sess->cmdsn_depth - 1;
+
+	if (ixt_pdu_is_immediate(hdr))
+		return true;
+	if (!ixt_sn_in_window(cmd_sn, sess->exp_cmd_sn, max)) {
+		pr_warn_ratelimited("%s: CmdSN 0x%08x outside 0x%08x..0x%08x, dropped\n",
+				    sess->initiator, cmd_sn, sess->exp_cmd_sn,
+				    max);
+		return false;
+	}
+	if (cmd_sn == sess->exp_cmd_sn)
+		WRITE_ONCE(sess->exp_cmd_sn, cmd_sn + 1);
+	return true;
+}
+
+static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	const struct iscsi_logout *req = (const struct iscsi_logout *)&pdu->hdr;
+	u8 reason = req->flags & ISCSI_FLAG_LOGOUT_REASON_MASK;
+	struct iscsi_logout_rsp *rsp;
+	struct ixt_tx_pdu *tx;
+
+	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
+	if (!tx) {
+		ixt_conn_close(conn);
+		return;
+	}
+	rsp = (struct iscsi_logout_rsp *)&tx->hdr;
+	rsp->opcode = ISCSI_OP_LOGOUT_RSP;
+	rsp->flags = ISCSI_FLAG_CMD_FINAL;
+	rsp->itt = req->itt;
+	if (reason == ISCSI_LOGOUT_REASON_RECOVERY) {
+		rsp->response = ISCSI_LOGOUT_RECOVERY_UNSUPPORTED;
+	} else if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
+		   be16_to_cpu(req->cid) != conn->cid) {
+		rsp->response = ISCSI_LOGOUT_CID_NOT_FOUND;
+	} else {
+		rsp->response = ISCSI_LOGOUT_SUCCESS;
+		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
+		tx->close = true;
+	}
+	ixt_conn_queue_resp(conn, tx, true);
+}
+
+static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	const struct iscsi_nopout *req = (const struct iscsi_nopout *)&pdu->hdr;
+	struct iscsi_nopin *rsp;
+	struct ixt_tx_pdu *tx;
+
+	/* A NOP-Out with the reserved ITT wants no answer. */
+	if (req->itt == RESERVED_ITT)
+		return;
+	tx = ixt_tx_pdu_alloc(pdu->dlength, GFP_KERNEL);
+	if (!tx) {
+		ixt_conn_close(conn);
+		return;
+	}
+	if (pdu->dlength)
+		memcpy(tx->data, pdu->data, pdu->dlength);
+	rsp = (struct iscsi_nopin *)&tx->hdr;
+	rsp->opcode = ISCSI_OP_NOOP_IN;
+	rsp->flags = ISCSI_FLAG_CMD_FINAL;
+	rsp->lun = req->lun;
+	rsp->itt = req->itt;
+	rsp->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	ixt_conn_queue_resp(conn, tx, true);
+}
+
+/**
+ * ixt_sess_rx_ffp() - handle a PDU received in full feature phase
+ * @conn: the connection, with its session.
+ * @pdu: the PDU, its BHS checked.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct ixt_sess *sess = conn->sess;
+	u8 op = ixt_pdu_opcode(&pdu->hdr);
+
+	if (op != ISCSI_OP_SCSI_DATA_OUT && op != ISCSI_OP_SNACK &&
+	    !ixt_sess_check_cmd_sn(sess, &pdu->hdr))
+		return;
+
+	switch (op) {
+	case ISCSI_OP_TEXT:
+		ixt_text_rx(conn, pdu);
+		break;
+	case ISCSI_OP_LOGOUT:
+		ixt_sess_logout(conn, pdu);
+		break;
+	case ISCSI_OP_NOOP_OUT:
+		ixt_sess_nop_out(conn, pdu);
+		break;
+	case ISCSI_OP_SCSI_CMD:
+		ixt_cmd_rx(conn, pdu);
+		break;
+	case ISCSI_OP_SCSI_TMFUNC:
+		ixt_cmd_tmf_rx(conn, pdu);
+		break;
+	default:
+		ixt_conn_send_reject(conn, &pdu->hdr,
+				     ISCSI_REASON_CMD_NOT_SUPPORTED);
+		break;
+	}
+}

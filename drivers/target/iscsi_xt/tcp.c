@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iscsi_xt: the TCP transport: socket callbacks, PDU receive and transmit. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32c.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/tcp.h>
+#include <linux/uio.h>
+#include <linux/unaligned.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "conn.h"
+
+/* A CRC32C digest on the wire. */
+#define IXT_TCP_DIGEST_LEN	4
+
+/* PDUs received or sent per run of a work item before it yields. */
+#define IXT_TCP_BUDGET		16
+
+/**
+ * enum ixt_tcp_recv_state - what the receive path reads next
+ * @IXT_TCP_RECV_BHS: the 48-byte Basic Header Segment.
+ * @IXT_TCP_RECV_HDR_REST: the AHSs and the header digest, if any.
+ * @IXT_TCP_RECV_DATA: the data segment, its padding and the data digest.
+ */
+enum ixt_tcp_recv_state {
+	IXT_TCP_RECV_BHS,
+	IXT_TCP_RECV_HDR_REST,
+	IXT_TCP_RECV_DATA,
+};
+
+/**
+ * struct ixt_tcp_conn - a connection over TCP
+ * @conn: the transport-neutral part.
+ * @sock: the connected socket.
+ * @data_ready: the socket's own callback, restored at shutdown.
+ * @write_space: likewise.
+ * @state_change: likewise.
+ * @rx_work: receives and dispatches PDUs; the only reader of the socket.
+ * @tx_work: sends queued PDUs; the only writer of the socket.
+ * @rcv_state: receive state; rx work only, like every @rcv_* and @rx_*.
+ * @rcv_buf: where the part being received goes.
+ * @rcv_len: bytes of the part being received.
+ * @rcv_off: bytes of it received so far.
+ * @rx_pdu: the PDU being received.
+ * @rx_hdr: the BHS, the AHSs and the header digest as received.
+ * @tx_lock: protects @tx_queue and @tx_dead.
+ * @tx_queue: PDUs waiting to be sent.
+ * @tx_dead: set at shutdown: queued PDUs are freed, not sent.
+ * @tx_cur: the PDU being sent, off @tx_queue; tx work only, like
+ *	@tx_off and @tx_digest.
+ * @tx_off: bytes of @tx_cur sent so far.
+ * @tx_digest: header digest, padding and data digest of @tx_cur.
+ */
+struct ixt_tcp_conn {
+	struct ixt_conn conn;
+	struct socket *sock;
+	void (*data_ready)(struct sock *sk);
+	void (*write_space)(struct sock *sk);
+	void (*state_change)(struct sock *sk);
+	struct work_struct rx_work;
+	struct work_struct tx_work;
+
+	enum ixt_tcp_recv_state rcv_state;
+	void *rcv_buf;
+	u32 rcv_len;
+	u32 rcv_off;
+	struct ixt_rx_pdu rx_pdu;
+	u8 rx_hdr[ISCSI_HDR_LEN + IXT_PDU_MAX_AHS_LEN + IXT_TCP_DIGEST_LEN];
+
+	spinlock_t tx_lock;	/* protects tx_queue, tx_dead */
+	struct list_head tx_queue;
+	bool tx_dead;
+	struct ixt_tx_pdu *tx_cur;
+	u32 tx_off;
+	struct {
+		__le32 hdigest;
+		u8 pad[ISCSI_PAD_LEN];
+		__le32 ddigest;
+	} tx_digest;
+};
+
+static inline struct ixt_tcp_conn *to_tcp_conn(struct ixt_conn *conn)
+{
+	return container_of(conn, struct ixt_tcp_conn, conn);
+}
+
+static __le32 ixt_tcp_crc(const void *buf, u32 len, u32 pad)
+{
+	static const u8 zero[ISCSI_PAD_LEN];
+	u32 crc = crc32c(~0, buf, len);
+
+	if (pad)
+		crc = crc32c(crc, zero, pad);
+	return cpu_to_le32(~crc);
+}
+
+/*
+ * Socket callbacks, in softirq context: they only schedule work. A NULL
+ * sk_user_data means the connection is being torn down.
+ */
+
+static void ixt_tcp_data_ready(struct sock *sk)
+{
+	struct ixt_tcp_conn *tc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	tc = sk->sk_user_data;
+	if (tc)
+		queue_work(ixt_wq, &tc->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void ixt_tcp_write_space(struct sock *sk)
+{
+	struct ixt_tcp_conn *tc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	tc = sk->sk_user_data;
+	if (tc && sk_stream_is_writeable(sk)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		queue_work(ixt_wq, &tc->tx_work);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void ixt_tcp_state_change(struct sock *sk)
+{
+	struct ixt_tcp_conn *tc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	tc = sk->sk_user_data;
+	if (tc) {
+		switch (sk->sk_state) {
+		case TCP_FIN_WAIT1:
+		case TCP_CLOSE_WAIT:
+		case TCP_CLOSE:
+			ixt_conn_close(&tc->conn);
+			break;
+		default:
+			break;
+		}
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Receive
+ */
+
+static void ixt_tcp_rcv_expect(struct ixt_tcp_conn *tc,
+			       enum ixt_tcp_recv_state state, void *buf,
+			       u32 len)
+{
+	tc->rcv_state = state;
+	tc->rcv_buf = buf;
+	tc->rcv_len = len;
+	tc->rcv_off = 0;
+}
+
+static void ixt_tcp_rcv_reset(struct ixt_tcp_conn *tc)
+{
+	kvfree(tc->rx_pdu.data);
+	memset(&tc->rx_pdu, 0, sizeof(tc->rx_pdu));
+	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_BHS, tc->rx_hdr, ISCSI_HDR_LEN);
+}
+
+/* Reads what is there of the current part: 0 when complete, -EAGAIN, ... */
+static int ixt_tcp_rcv_part(struct ixt_tcp_conn *tc)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec iov;
+	int ret;
+
+	while (tc->rcv_off < tc->rcv_len) {
+		iov.iov_base = tc->rcv_buf + tc->rcv_off;
+		iov.iov_len = tc->rcv_len - tc->rcv_off;
+		ret = kernel_recvmsg(tc->sock, &msg, &iov, 1, iov.iov_len,
+				     msg.msg_flags);
+		if (ret == 0)
+			return -ECONNRESET;
+		if (ret < 0)
+			return ret;
+		tc->rcv_off += ret;
+	}
+	return 0;
+}
+
+/* The BHS is in: validate it before reading a byte more. */
+static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
+{
+	struct ixt_conn *conn = &tc->conn;
+	struct iscsi_hdr *hdr = (struct iscsi_hdr *)tc->rx_hdr;
+	u32 rest = ixt_pdu_ahs_len(hdr);
+	int ret;
+
+	ret = ixt_pdu_check_bhs(hdr, &conn->limits, &tc->rx_pdu.reject);
+	if (ret == -EMSGSIZE) {
+		/* Nothing sane to do with a segment that large: drop. */
+		pr_err_ratelimited("%pISpc: opcode 0x%02x with %u data bytes, limit %u\n",
+				   &conn->peer, hdr->opcode,
+				   ixt_pdu_dlength(hdr),
+				   conn->limits.max_recv_dlength);
+		return ret;
+	}
+	if (!ret)
+		tc->rx_pdu.reject = 0;
+	else if (!tc->rx_pdu.reject)
+		tc->rx_pdu.reject = ISCSI_REASON_PROTOCOL_ERROR;
+
+	if (conn->digests & IXT_PDU_HDIGEST)
+		rest += IXT_TCP_DIGEST_LEN;
+	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_HDR_REST,
+			   tc->rx_hdr + ISCSI_HDR_LEN, rest);
+	return 0;
+}
+
+static int ixt_tcp_rcv_hdr_rest(struct ixt_tcp_conn *tc)
+{
+	struct ixt_conn *conn = &tc->conn;
+	struct iscsi_hdr *hdr = (struct iscsi_hdr *)tc->rx_hdr;
+	u32 hlen = ISCSI_HDR_LEN + ixt_pdu_ahs_len(hdr);
+	u32 dlength = ixt_pdu_dlength(hdr);
+	u32 len;
+
+	if (conn->digests & IXT_PDU_HDIGEST &&
+	    get_unaligned((__le32 *)(tc->rx_hdr + hlen)) !=
+	    ixt_tcp_crc(tc->rx_hdr, hlen, 0)) {
+		pr_err_ratelimited("%pISpc: header digest error\n",
+				   &conn->peer);
+		return -EBADMSG;
+	}
+	memcpy(&tc->rx_pdu.hdr, hdr, ISCSI_HDR_LEN);
+	tc->rx_pdu.ahs = hlen > ISCSI_HDR_LEN ? tc->rx_hdr + ISCSI_HDR_LEN :
+					       NULL;
+	tc->rx_pdu.dlength = dlength;
+	if (!dlength)
+		return 1;
+
+	len = dlength + ixt_pdu_pad_len(dlength);
+	if (conn->digests & IXT_PDU_DDIGEST)
+		len += IXT_TCP_DIGEST_LEN;
+	tc->rx_pdu.data = kvmalloc(len, GFP_KERNEL);
+	if (!tc->rx_pdu.data)
+		return -ENOMEM;
+	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_DATA, tc->rx_pdu.data, len);
+	return 0;
+}
+
+static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
+{
+	struct ixt_conn *conn = &tc->conn;
+	u32 dlength = tc->rx_pdu.dlength;
+	u32 pad = ixt_pdu_pad_len(dlength);
+
+	/* The digest covers the padding too, as received. */
+	if (conn->digests & IXT_PDU_DDIGEST &&
+	    get_unaligned((__le32 *)(tc->rx_pdu.data + dlength + pad)) !=
+	    ixt_tcp_crc(tc->rx_pdu.data, dlength + pad, 0)) {
+		pr_err_ratelimited("%pISpc: data digest error\n", &conn->peer);
+		return -EBADMSG;
+	}
+	return 1;
+}
+
+/*
+ * Advances the receive state machine by one part. Returns 1 when a whole
+ * PDU is in, 0 to go on, or a negative errno (-EAGAIN: wait for data).
+ */
+static int ixt_tcp_rcv_step(struct ixt_tcp_conn *tc)
+{
+	int ret;
+
+	ret = ixt_tcp_rcv_part(tc);
+	if (ret)
+		return ret;
+
+	switch (tc->rcv_state) {
+	case IXT_TCP_RECV_BHS:
+		return ixt_tcp_rcv_bhs(tc);
+	case IXT_TCP_RECV_HDR_REST:
+		return ixt_tcp_rcv_hdr_rest(tc);
+	case IXT_TCP_RECV_DATA:
+		return ixt_tcp_rcv_data(tc);
+	}
+	return -EINVAL;
+}
+
+static bool ixt_tcp_rx_stopped(struct ixt_conn *conn)
+{
+	return ixt_conn_closing(conn) ||
+	       READ_ONCE(conn->state) == IXT_CONN_LOGOUT;
+}
+
+static void ixt_tcp_rx_work(struct work_struct *work)
+{
+	struct ixt_tcp_conn *tc =
+		container_of(work, struct ixt_tcp_conn, rx_work);
+	struct ixt_conn *conn = &tc->conn;
+	int budget = IXT_TCP_BUDGET;
+	int ret;
+
+	while (!ixt_tcp_rx_stopped(conn)) {
+		ret = ixt_tcp_rcv_step(tc);
+		if (ret == -EAGAIN)
+			return;
+		if (ret < 0) {
+			if (ret != -ECONNRESET)
+				pr_debug("%pISpc: receive failed: %d\n",
+					 &conn->peer, ret);
+			ixt_conn_close(conn);
+			return;
+		}
+		if (ret == 0)
+			continue;
+
+		ixt_conn_rx_pdu(conn, &tc->rx_pdu);
+		ixt_tcp_rcv_reset(tc);
+		if (--budget == 0) {
+			queue_work(ixt_wq, &tc->rx_work);
+			return;
+		}
+	}
+}
+
+/*
+ * Transmit
+ */
+
+/* Sends what the socket takes of @tc->tx_cur: 0 when all is out. */
+static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
+{
+	struct ixt_tx_pdu *pdu = tc->tx_cur;
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec iov[5];
+	u32 pad = ixt_pdu_pad_len(pdu->dlength);
+	size_t total = 0;
+	int nr = 0, i, ret;
+
+	iov[nr++] = (struct kvec){ &pdu->hdr, ISCSI_HDR_LEN };
+	if (pdu->digests & IXT_PDU_HDIGEST)
+		iov[nr++] = (struct kvec){ &tc->tx_digest.hdigest,
+					   IXT_TCP_DIGEST_LEN };
+	if (pdu->dlength) {
+		iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
+		if (pad)
+			iov[nr++] = (struct kvec){ tc->tx_digest.pad, pad };
+		if (pdu->digests & IXT_PDU_DDIGEST)
+			iov[nr++] = (struct kvec){ &tc->tx_digest.ddigest,
+						   IXT_TCP_DIGEST_LEN };
+	}
+	for (i = 0; i < nr; i++)
+		total += iov[i].iov_len;
+
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, iov, nr, total);
+	iov_iter_advance(&msg.msg_iter, tc->tx_off);
+	while (tc->tx_off < total) {
+		ret = sock_sendmsg(tc->sock, &msg);
+		if (ret <= 0)
+			return ret ? ret : -EAGAIN;
+		tc->tx_off += ret;
+	}
+	return 0;
+}
+
+static struct ixt_tx_pdu *ixt_tcp_next(struct ixt_tcp_conn *tc, bool *more)
+{
+	struct ixt_tx_pdu *pdu;
+
+	spin_lock_bh(&tc->tx_lock);
+	pdu = list_first_entry_or_null(&tc->tx_queue, struct ixt_tx_pdu,
+				       entry);
+	if (pdu)
+		list_del(&pdu->entry);
+	*more = !list_empty(&tc->tx_queue);
+	spin_unlock_bh(&tc->tx_lock);
+	return pdu;
+}
+
+static void ixt_tcp_prepare(struct ixt_tcp_conn *tc, struct ixt_tx_pdu *pdu)
+{
+	tc->tx_cur = pdu;
+	tc->tx_off = 0;
+	memset(tc->tx_digest.pad, 0, sizeof(tc->tx_digest.pad));
+	if (pdu->digests & IXT_PDU_HDIGEST)
+		tc->tx_digest.hdigest = ixt_tcp_crc(&pdu->hdr, ISCSI_HDR_LEN,
+						    0);
+	if (pdu->dlength && pdu->digests & IXT_PDU_DDIGEST)
+		tc->tx_digest.ddigest =
+			ixt_tcp_crc(pdu->data, pdu->dlength,
+				    ixt_pdu_pad_len(pdu->dlength));
+}
+
+static void ixt_tcp_tx_work(struct work_struct *work)
+{
+	struct ixt_tcp_conn *tc =
+		container_of(work, struct ixt_tcp_conn, tx_work);
+	struct ixt_conn *conn = &tc->conn;
+	int budget = IXT_TCP_BUDGET;
+	bool more = false;
+	int ret;
+
+	while (!ixt_conn_closing(conn)) {
+		if (!tc->tx_cur) {
+			struct ixt_tx_pdu *pdu = ixt_tcp_next(tc, &more);
+
+			if (!pdu)
+				return;
+			ixt_tcp_prepare(tc, pdu);
+		}
+		ret = ixt_tcp_send_cur(tc, more);
+		if (ret == -EAGAIN)
+			return;	/* write_space requeues us */
+		if (ret) {
+			pr_debug("%pISpc: send failed: %d\n", &conn->peer, ret);
+			ixt_conn_close(conn);
+			return;
+		}
+		ixt_conn_tx_done(conn, tc->tx_cur);
+		tc->tx_cur = NULL;
+		if (--budget == 0) {
+			queue_work(ixt_wq, &tc->tx_work);
+			return;
+		}
+	}
+}
+
+/*
+ * Transport ops
+ */
+
+static void ixt_tcp_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
+{
+	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
+
+	spin_lock_bh(&tc->tx_lock);
+	if (tc->tx_dead) {
+		spin_unlock_bh(&tc->tx_lock);
+		ixt_tx_pdu_free(pdu);
+		return;
+	}
+	list_add_tail(&pdu->entry, &tc->tx_queue);
+	queue_work(ixt_wq, &tc->tx_work);
+	spin_unlock_bh(&tc->tx_lock);
+}
+
+static void ixt_tcp_restore_callbacks(struct ixt_tcp_conn *tc)
+{
+	struct sock *sk = tc->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = tc->data_ready;
+	sk->sk_write_space = tc->write_space;
+	sk->sk_state_change = tc->state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void ixt_tcp_shutdown(struct ixt_conn *conn)
+{
+	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
+
+	ixt_tcp_restore_callbacks(tc);
+	spin_lock_bh(&tc->tx_lock);
+	tc->tx_dead = true;
+	spin_unlock_bh(&tc->tx_lock);
+	cancel_work_sync(&tc->rx_work);
+	cancel_work_sync(&tc->tx_work);
+	kernel_sock_shutdown(tc->sock, SHUT_RDWR);
+}
+
+static void ixt_tcp_free(struct ixt_conn *conn)
+{
+	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
+	struct ixt_tx_pdu *pdu, *tmp;
+
+	if (tc->tx_cur)
+		ixt_tx_pdu_free(tc->tx_cur);
+	list_for_each_entry_safe(pdu, tmp, &tc->tx_queue, entry)
+		ixt_tx_pdu_free(pdu);
+	kvfree(tc->rx_pdu.data);
+	sock_release(tc->sock);
+	kfree(tc);
+}
+
+static int ixt_tcp_local_addr(struct ixt_conn *conn,
+			      struct sockaddr_storage *ss)
+{
+	int ret = kernel_getsockname(to_tcp_conn(conn)->sock,
+				     (struct sockaddr *)ss);
+
+	return ret < 0 ? ret : 0;
+}
+
+static const struct ixt_transport_ops ixt_tcp_ops = {
+	.name		= "tcp",
+	.queue		= ixt_tcp_queue,
+	.shutdown	= ixt_tcp_shutdown,
+	.free		= ixt_tcp_free,
+	.local_addr	= ixt_tcp_local_addr,
+};
+
+/*
+ * Hooks the socket up and starts the connection; fails if the peer already
+ * went away. Once the callbacks are in place the connection may close at
+ * any time, so everything that starts it happens under the callback lock,
+ * which its release takes first.
+ */
+static int ixt_tcp_set_sock(struct ixt_tcp_conn *tc)
+{
+	struct sock *sk = tc->sock->sk;
+	int ret = 0;
+
+	tcp_sock_set_nodelay(sk);
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		ret = -ENOTCONN;
+	} else {
+		sk->sk_user_data = tc;
+		tc->data_ready = sk->sk_data_ready;
+		sk->sk_data_ready = ixt_tcp_data_ready;
+		tc->write_space = sk->sk_write_space;
+		sk->sk_write_space = ixt_tcp_write_space;
+		tc->state_change = sk->sk_state_change;
+		sk->sk_state_change = ixt_tcp_state_change;
+		ixt_conn_start(&tc->conn);
+		/* Data may have arrived before the callbacks were in place. */
+		queue_work(ixt_wq, &tc->rx_work);
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+	return ret;
+}
+
+/**
+ * ixt_tcp_conn_create() - start a connection on an accepted socket
+ * @portal: the listening endpoint; the connection takes a reference.
+ * @sock: the accepted socket; owned by the connection on success.
+ *
+ * Context: Process context (the portal's accept work).
+ * Return: 0, or a negative errno when the connection could not start
+ * (too many connections in login, no memory, peer gone): the caller then
+ * releases @sock.
+ */
+int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock)
+{
+	struct ixt_tcp_conn *tc;
+	int ret;
+
+	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+	if (!tc)
+		return -ENOMEM;
+	tc->sock = sock;
+	INIT_WORK(&tc->rx_work, ixt_tcp_rx_work);
+	INIT_WORK(&tc->tx_work, ixt_tcp_tx_work);
+	spin_lock_init(&tc->tx_lock);
+	INIT_LIST_HEAD(&tc->tx_queue);
+	ixt_tcp_rcv_reset(tc);
+	sock->sk->sk_allocation = GFP_KERNEL;
+
+	ret = kernel_getpeername(sock, (struct sockaddr *)&tc->conn.peer);
+	if (ret < 0)
+		goto out_free_tc;
+	ret = ixt_conn_init(&tc->conn, &ixt_tcp_ops, portal);
+	if (ret)
+		goto out_free_tc;
+	ret = ixt_tcp_set_sock(tc);
+	if (ret)
+		goto out_uninit_conn;
+	return 0;
+
+out_uninit_conn:
+	ixt_conn_uninit(&tc->conn);
+out_free_tc:
+	kfree(tc);
+	return ret;
+}

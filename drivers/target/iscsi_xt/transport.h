@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_xt: the contract between the transport-neutral core (login,
+ * sessions, PDU dispatch) and a transport (TCP now, iSER later).
+ *
+ * A transport delivers whole PDUs to the core with ixt_conn_rx_pdu() and
+ * reports its end with ixt_conn_close(); the core hands it PDUs to send
+ * through &struct ixt_transport_ops.
+ */
+#ifndef _ISCSI_XT_TRANSPORT_H
+#define _ISCSI_XT_TRANSPORT_H
+
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <scsi/iscsi_proto.h>
+
+struct ixt_conn;
+
+/**
+ * struct ixt_tx_pdu - a PDU queued for transmission
+ * @entry: link in the connection's transmit queue.
+ * @hdr: the BHS; the transport appends the header digest.
+ * @data: the data segment, or %NULL; owned by the PDU, freed with it by
+ *	ixt_tx_pdu_free().
+ * @dlength: bytes at @data; the transport appends the padding and the
+ *	data digest.
+ * @digests: IXT_PDU_HDIGEST and IXT_PDU_DDIGEST as in force when the
+ *	PDU was queued, so that the final Login Response goes out without
+ *	digests even though the connection turns them on right after it.
+ * @close: close the connection once the PDU is out (Logout Response,
+ *	failed Login Response).
+ */
+struct ixt_tx_pdu {
+	struct list_head entry;
+	struct iscsi_hdr hdr;
+	void *data;
+	u32 dlength;
+	unsigned int digests;
+	bool close;
+};
+
+/**
+ * struct ixt_rx_pdu - a PDU received in full, as the core sees it
+ * @hdr: the BHS, checked by ixt_pdu_check_bhs() unless @reject is set.
+ * @ahs: the AHSs (TotalAHSLength bytes), or %NULL.
+ * @data: the data segment without padding, or %NULL.
+ * @dlength: bytes at @data.
+ * @reject: non-zero when ixt_pdu_check_bhs() refused the header: the
+ *	reject reason. The data segment was read and is to be ignored.
+ *
+ * Owned by the transport: valid only during ixt_conn_rx_pdu().
+ */
+struct ixt_rx_pdu {
+	struct iscsi_hdr hdr;
+	u8 *ahs;
+	u8 *data;
+	u32 dlength;
+	u8 reject;
+};
+
+/**
+ * struct ixt_transport_ops - what the core asks of a transport
+ * @name: short name for messages ("tcp").
+ * @queue: queue @pdu for transmission after the PDUs queued before it
+ *	and take ownership of it. Any context but hard IRQ. Never fails: a
+ *	connection that cannot send is closing, and the PDU is then freed
+ *	with the queue.
+ * @shutdown: stop I/O: detach from the wire, then wait until no receive
+ *	or transmit work of the connection runs nor can start. Called once,
+ *	from the connection's release work. Process context; may sleep.
+ * @free: free the transport's part of the connection, the &struct
+ *	ixt_conn embedded in it included, and every PDU still queued.
+ *	Called once, last. Process context.
+ * @local_addr: the address the initiator connected to (the connection's
+ *	local end). Returns 0 or a negative errno. Process context.
+ */
+struct ixt_transport_ops {
+	const char *name;
+	void (*queue)(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
+	void (*shutdown)(struct ixt_conn *conn);
+	void (*free)(struct ixt_conn *conn);
+	int (*local_addr)(struct ixt_conn *conn, struct sockaddr_storage *ss);
+};
+
+#endif /* _ISCSI_XT_TRANSPORT_H */

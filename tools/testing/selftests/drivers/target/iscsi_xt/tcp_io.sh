@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Full feature phase with open-iscsi over TCP, read side: the initiator
+# scans the LUN of a ramdisk (INQUIRY, REPORT LUNS, READ CAPACITY...),
+# reads it whole with O_DIRECT in requests larger than one Data-In PDU,
+# answers pass NOP exchanges, a write is refused with CHECK CONDITION,
+# and the session logs out and the module unloads cleanly. Header and
+# data digests (CRC32C) are on, so every PDU after login carries both.
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_module
+ixt_require_cmd iscsiadm dd
+ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
+[ -d /sys/module/iscsi_target_mod ] && ixt_skip_all "iscsi_target_mod is loaded"
+[ -n "${IXT_ADDR4_T:-}" ] || ixt_skip_all "needs the VM test network (guest-env.sh)"
+pgrep -x iscsid >/dev/null || ixt_skip_all "needs iscsid"
+# iscsiadm locks its node records there, and fails without it.
+mkdir -p /run/lock/iscsi
+
+tgt=iqn.2026-11.org.example.io:rd
+portal=$IXT_ADDR4_T:3260
+rd=$IXT_CFS/core/rd_mcp_77/ixt_io
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+
+node() {
+	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
+}
+
+disk() {
+	iscsiadm -m session -P3 2>/dev/null |
+		sed -n 's/.*Attached scsi disk \(sd[a-z]*\).*/\1/p' | head -n 1
+}
+
+wait_disk() {
+	local i d
+
+	for ((i = 0; i < 60; i++)); do
+		d=$(disk)
+		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "$d" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+ixt_begin 9
+ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
+
+mkdir -p "$rd" && echo rd_pages=2048 >"$rd/control" && echo 1 >"$rd/enable"
+mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/ixt_io"
+mkdir "$tpg/np/$portal"
+echo 0 >"$tpg/attrib/authentication"
+echo 1 >"$tpg/attrib/generate_node_acls"
+echo 0 >"$tpg/attrib/demo_mode_write_protect"
+echo 1 >"$tpg/enable"
+
+node -o new
+node -o update -n node.conn[0].timeo.noop_out_interval -v 1
+node -o update -n node.conn[0].iscsi.HeaderDigest -v CRC32C
+node -o update -n node.conn[0].iscsi.DataDigest -v CRC32C
+ixt_check "the initiator logs in" node --login
+ixt_check "with header and data digests" \
+	eval 'iscsiadm -m session -P2 | grep -q "HeaderDigest: CRC32C" &&
+	      iscsiadm -m session -P2 | grep -q "DataDigest: CRC32C"'
+d=$(wait_disk)
+ixt_check "the LUN shows up as a disk ($d)" [ -n "$d" ]
+ixt_check "its size is the ramdisk's" \
+	[ "$(cat "/sys/block/$d/size" 2>/dev/null)" -eq 16384 ]
+ixt_check "the whole disk reads with O_DIRECT in 1 MiB requests" \
+	eval 'dd if=/dev/$d of=/dev/null bs=1M iflag=direct 2>/dev/null &&
+	      [ "$(dd if=/dev/$d bs=1M iflag=direct 2>/dev/null | tr -d "\0" | wc -c)" -eq 0 ]'
+sleep 3
+ixt_check "a write reaches the target, is refused, the session stays up" \
+	eval '! dd if=/dev/zero of=/dev/$d bs=4k count=1 oflag=direct 2>/dev/null &&
+	      iscsiadm -m session >/dev/null 2>&1'
+ixt_check "the initiator logs out" node --logout
+node -o delete
+rm "$tpg/lun/lun_0/ixt_io"
+rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
+rmdir "$rd" "$(dirname "$rd")"
+ixt_unload
+ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
+ixt_check "nothing was rejected" eval '! ixt_klog_since_mark | grep -q "rejecting"'
+ixt_finish
