@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest job of make demo: load iscsi_xt, configure a target with a ramdisk
-# LUN through targetcli, show the configfs tree and print a summary.
+# Guest job of make demo: load iscsi_xt, configure a target with targetcli
+# (a ramdisk LUN and a fileio LUN holding known data), log in with
+# open-iscsi over TCP, read the LUN and compare it with the data, and print
+# a summary.
 
 set -euo pipefail
 
@@ -10,39 +12,67 @@ set -euo pipefail
 
 wwn=iqn.2026-11.org.example:demo
 cfs=/sys/kernel/config/target/iscsi
+portal=$IXT_ADDR4_T
+img=/run/demo.img
 
 say() { printf '\n### %s\n' "$*"; }
 
 say "insmod iscsi_xt.ko"
 modprobe target_core_mod
+modprobe libcrc32c
 insmod "$IXT_KO"
 dmesg | grep -E 'iscsi_xt' | tail -n 3
 
 say "configure with targetcli"
+dd if=/dev/urandom of="$img" bs=1M count=16 status=none
 targetcli <<EOT
 /backstores/ramdisk create name=rd0 size=64M
+/backstores/fileio create name=data file_or_dev=$img
 /iscsi create $wwn
-/iscsi/$wwn/tpg1/luns create /backstores/ramdisk/rd0
-/iscsi/$wwn/tpg1 set attribute authentication=0 demo_mode_write_protect=0 generate_node_acls=1
+/iscsi/$wwn/tpg1/luns create /backstores/fileio/data lun=0
+/iscsi/$wwn/tpg1/luns create /backstores/ramdisk/rd0 lun=1
+/iscsi/$wwn/tpg1 set attribute authentication=0 demo_mode_write_protect=0 generate_node_acls=1 cache_dynamic_acls=1
 ls
 EOT
 
 say "configfs tree of the target"
-find "$cfs/$wwn" -maxdepth 4 | sed "s|^$cfs/||" | sort
+find "$cfs/$wwn" -maxdepth 3 | sed "s|^$cfs/||" | sort
+
+say "discovery and login over TCP"
+iscsiadm -m discovery -t st -p "$portal"
+iscsiadm -m node -T "$wwn" -p "$portal" --login
+disk=
+for _ in $(seq 50); do
+	disk=$(iscsiadm -m session -P 3 |
+		awk '/Lun: 0$/ { l0 = 1 } l0 && /Attached scsi disk/ { print $4; exit }')
+	[ -n "$disk" ] && [ -b "/dev/$disk" ] && break
+	sleep 0.2
+done
+[ -n "$disk" ] || { echo "no disk for LUN 0"; exit 1; }
+lsblk -o NAME,SIZE,VENDOR,MODEL "/dev/$disk"
+
+say "read LUN 0 over iSCSI and compare with the backstore"
+want=$(sha256sum <"$img" | cut -d' ' -f1)
+got=$(dd if="/dev/$disk" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1)
+echo "backstore: $want"
+echo "over TCP:  $got"
+[ "$want" = "$got" ] && verdict="identical" || verdict="DIFFERENT"
 
 say "summary"
 printf '%-28s %s\n' \
-	"module" "$(cat /sys/module/iscsi_xt/initstate 2>/dev/null || echo missing)" \
-	"fabric version" "$(cat "$cfs/lio_version" | head -n 1)" \
+	"module" "$(cat /sys/module/iscsi_xt/initstate)" \
+	"fabric version" "$(head -n 1 "$cfs/lio_version")" \
 	"target" "$wwn" \
-	"tpg1 enabled" "$(cat "$cfs/$wwn/tpgt_1/enable")" \
 	"portals" "$(ls "$cfs/$wwn/tpgt_1/np" | tr '\n' ' ')" \
 	"LUNs" "$(ls "$cfs/$wwn/tpgt_1/lun" | tr '\n' ' ')" \
-	"LUN 0 backstore" "$(basename "$(readlink -f "$cfs/$wwn/tpgt_1/lun/lun_0/"*/ 2>/dev/null | head -n 1)")"
-echo "logins over TCP and iSER, file systems and IO come with the next issues"
+	"login over TCP" "ok, LUN 0 is /dev/$disk" \
+	"16 MiB read over TCP" "$verdict"
+echo "writes, iSER, file systems and IO come with the next issues"
 
-say "tear down"
+say "log out and tear down"
+iscsiadm -m node -T "$wwn" -p "$portal" --logout
 targetcli clearconfig confirm=true >/dev/null
 rmdir "$cfs"
 rmmod iscsi_xt
 echo "iscsi_xt unloaded cleanly"
+[ "$verdict" = identical ]
