@@ -1000,23 +1000,6 @@ struct configfs_attribute *ixt_np_attrs[] = {
 	NULL,
 };
 
-static bool ixt_same_addr(const struct sockaddr_storage *a,
-			  const struct sockaddr_storage *b)
-{
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
-	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
-	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
-
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET6)
-		return a6->sin6_port == b6->sin6_port &&
-		       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
-	return a4->sin_port == b4->sin_port &&
-	       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-}
-
 /* A node's portal belongs to one of its TPGs only, as in LIO. */
 static int ixt_tiqn_add_np(struct ixt_tiqn *tiqn, struct ixt_np *np)
 {
@@ -1026,7 +1009,7 @@ static int ixt_tiqn_add_np(struct ixt_tiqn *tiqn, struct ixt_np *np)
 	mutex_lock(&tiqn->np_lock);
 	list_for_each_entry(other, &tiqn->nps, node) {
 		if (other->tpg != np->tpg &&
-		    ixt_same_addr(&other->addr, &np->addr)) {
+		    ixt_addr_equal(&other->addr, &np->addr)) {
 			ret = -EEXIST;
 			goto out_unlock;
 		}

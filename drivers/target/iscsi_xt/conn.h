@@ -165,6 +165,8 @@ struct ixt_sess {
 };
 
 /* portal.c */
+bool ixt_addr_equal(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b);
 int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg);
 void ixt_portal_np_del(struct ixt_np *np);
 struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,

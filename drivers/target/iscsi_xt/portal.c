@@ -82,8 +82,16 @@ static LIST_HEAD(ixt_portals);
 static LIST_HEAD(ixt_tpg_uses);
 static DECLARE_WAIT_QUEUE_HEAD(ixt_tpg_use_wq);
 
-static bool ixt_addr_equal(const struct sockaddr_storage *a,
-			   const struct sockaddr_storage *b)
+/**
+ * ixt_addr_equal() - compare two portal addresses
+ * @a: an IPv4 or IPv6 address with its port.
+ * @b: another.
+ *
+ * Context: Any context.
+ * Return: true when family, address and port are the same.
+ */
+bool ixt_addr_equal(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b)
 {
 	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
 	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
