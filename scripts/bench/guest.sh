@@ -58,6 +58,8 @@ rec = {"target": target, "backstore": bs, "cell": cell, "round": int(rnd)}
 try:
     with open(path) as f:
         job = json.load(f)["jobs"][0]
+    if job.get("error"):
+        raise RuntimeError("IO errors (errno %d)" % job["error"])
     ios = bw = 0
     lat = {}
     for d in ("read", "write"):
@@ -85,7 +87,7 @@ record_error() {
 target_up() {
 	case "$1" in
 	lio)	modprobe --ignore-install iscsi_target_mod ;;
-	xt)	modprobe target_core_mod && insmod "$IXT_KO" ;;
+	xt)	ixt_insmod ;;
 	esac || return 1
 	targetcli >/dev/null <<EOT
 /backstores/block create name=nullb dev=/dev/nullb0

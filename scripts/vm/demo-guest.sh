@@ -18,9 +18,7 @@ img=/run/demo.img
 say() { printf '\n### %s\n' "$*"; }
 
 say "insmod iscsi_xt.ko"
-modprobe target_core_mod
-modprobe libcrc32c
-insmod "$IXT_KO"
+ixt_insmod
 dmesg | grep -E 'iscsi_xt' | tail -n 3
 
 say "configure with targetcli"

@@ -56,6 +56,17 @@ ixt_env_setup() {
 		ixt_env_die "cannot create soft-RoCE device rxe0"
 }
 
+# insmod the built module after the modules it depends on, which insmod
+# does not load itself.
+ixt_insmod() {
+	local dep
+
+	for dep in $(modinfo -F depends "$IXT_KO" | tr , ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$IXT_KO" "$@"
+}
+
 export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
 export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
 export IXT_IN_VM=1

@@ -46,15 +46,37 @@ ixt_require_module() {
 		ixt_skip_all "configfs is not mounted"
 }
 
+# An open-iscsi initiator on the VM's test network, with neither target
+# module loaded: sets IXT_INITIATOR to its name.
+ixt_require_initiator() {
+	ixt_require_cmd iscsiadm
+	ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
+	[ -d /sys/module/iscsi_target_mod ] &&
+		ixt_skip_all "iscsi_target_mod is loaded"
+	[ -n "${IXT_ADDR4_T:-}" ] ||
+		ixt_skip_all "needs the VM test network (guest-env.sh)"
+	pgrep -x iscsid >/dev/null || ixt_skip_all "needs iscsid"
+	# iscsiadm locks its node records there, and fails without it.
+	mkdir -p /run/lock/iscsi
+	IXT_INITIATOR=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+}
+
 ixt_loaded() {
 	[ -d /sys/module/iscsi_xt ]
 }
 
+# insmod resolves no dependency: load those modinfo names first.
+ixt_insmod_deps() {
+	local dep
+
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		[ -d "/sys/module/$dep" ] || modprobe -q "$dep" || return 1
+	done
+}
+
 ixt_load() {
 	if [ -n "${IXT_KO:-}" ]; then
-		# insmod loads no dependency: CRC32C (digests) first.
-		[ -d /sys/module/libcrc32c ] || modprobe -q libcrc32c
-		insmod "$IXT_KO" "$@"
+		ixt_insmod_deps "$IXT_KO" && insmod "$IXT_KO" "$@"
 	else
 		modprobe --ignore-install iscsi_xt "$@"
 	fi

@@ -11,15 +11,9 @@
 
 ixt_require_root
 ixt_require_module
-ixt_require_cmd iscsiadm
-ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
-[ -d /sys/module/iscsi_target_mod ] && ixt_skip_all "iscsi_target_mod is loaded"
-[ -n "${IXT_ADDR4_T:-}" ] || ixt_skip_all "needs the VM test network (guest-env.sh)"
-pgrep -x iscsid >/dev/null || ixt_skip_all "needs iscsid"
-# iscsiadm locks its node records there, and fails without it.
-mkdir -p /run/lock/iscsi
+ixt_require_initiator
 
-ini=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+ini=$IXT_INITIATOR
 pre=iqn.2026-11.org.example.disc
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -12,13 +12,8 @@
 
 ixt_require_root
 ixt_require_module
-ixt_require_cmd iscsiadm dd
-ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
-[ -d /sys/module/iscsi_target_mod ] && ixt_skip_all "iscsi_target_mod is loaded"
-[ -n "${IXT_ADDR4_T:-}" ] || ixt_skip_all "needs the VM test network (guest-env.sh)"
-pgrep -x iscsid >/dev/null || ixt_skip_all "needs iscsid"
-# iscsiadm locks its node records there, and fails without it.
-mkdir -p /run/lock/iscsi
+ixt_require_cmd dd
+ixt_require_initiator
 
 tgt=iqn.2026-11.org.example.io:rd
 portal=$IXT_ADDR4_T:3260
