@@ -348,6 +348,22 @@ static ssize_t ixt_disc_enforce_discovery_auth_store(struct config_item *item,
 
 CONFIGFS_ATTR(ixt_disc_, enforce_discovery_auth);
 
+/**
+ * ixt_discovery_auth() - the credentials of discovery sessions
+ * @enforce: set to whether enforce_discovery_auth requires CHAP.
+ *
+ * Context: Process context; takes and releases the credentials' lock.
+ * Return: the discovery_auth credentials, which live as long as the
+ * module; copy them under their lock.
+ */
+struct ixt_auth *ixt_discovery_auth(bool *enforce)
+{
+	mutex_lock(&ixt_discovery.auth.lock);
+	*enforce = ixt_discovery.enforce;
+	mutex_unlock(&ixt_discovery.auth.lock);
+	return &ixt_discovery.auth;
+}
+
 struct configfs_attribute *ixt_discovery_attrs[] = {
 	&ixt_disc_auth_attr_userid,
 	&ixt_disc_auth_attr_password,

@@ -437,6 +437,7 @@ extern struct configfs_attribute *ixt_nacl_param_attrs[];
 extern struct configfs_attribute *ixt_tpg_param_attrs[];
 
 void ixt_configfs_init(void);
+struct ixt_auth *ixt_discovery_auth(bool *enforce);
 struct se_wwn *ixt_make_tiqn(struct target_fabric_configfs *tf,
 			     struct config_group *group, const char *name);
 void ixt_drop_tiqn(struct se_wwn *wwn);

@@ -263,26 +263,34 @@ static u16 ixt_login_check_acl(struct ixt_login *login)
 	return 0;
 }
 
+/* Discovery sessions authenticate against discovery_auth/, as in LIO. */
+static void ixt_login_check_discovery(struct ixt_login *login)
+{
+	bool enforce;
+
+	ixt_login_copy_creds(login, ixt_discovery_auth(&enforce));
+	login->auth = enforce;
+}
+
 /*
- * What the TPG offers (its param/), with AuthMethod following whether
- * this initiator must authenticate: without None when it must, with None
- * last when it need not and the TPG offers CHAP only.
+ * What the TPG offers (its param/; LIO's defaults for discovery), with
+ * AuthMethod following whether this initiator must authenticate: without
+ * None when it must, with None last when it need not and the offer is
+ * CHAP only.
  */
 static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
 {
 	struct ixt_vlist *am = &offer->auth_method;
-	struct ixt_vlist none_only = { .nr = 1, .v = { IXT_AUTH_NONE } };
 	u8 i, n = 0;
 
-	if (!login->tpg) {
-		/* Discovery: LIO's defaults, no CHAP without its credentials. */
+	if (login->tpg) {
+		mutex_lock(&login->tpg->lock);
+		*offer = login->tpg->offer;
+		mutex_unlock(&login->tpg->lock);
+	} else {
+		/* Discovery: LIO's defaults. */
 		ixt_offer_init(offer, 0);
-		*am = none_only;
-		return;
 	}
-	mutex_lock(&login->tpg->lock);
-	*offer = login->tpg->offer;
-	mutex_unlock(&login->tpg->lock);
 
 	for (i = 0; i < am->nr; i++)
 		if (!login->auth || am->v[i] != IXT_AUTH_NONE)
@@ -348,7 +356,9 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 		}
 		if (ixt_tpg_attrib(login->tpg, IXT_TA_LOGIN_KEYS_WORKAROUND))
 			flags |= IXT_NEG_KEYS_WORKAROUND;
-	} else if (strcmp(type, "Discovery")) {
+	} else if (!strcmp(type, "Discovery")) {
+		ixt_login_check_discovery(login);
+	} else {
 		return IXT_LS_INIT(NO_SESSION_TYPE);
 	}
 	/* CHAP must not be skipped by starting in the operational stage. */

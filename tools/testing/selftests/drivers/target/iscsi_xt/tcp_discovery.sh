@@ -4,8 +4,9 @@
 # SendTargets discovery with open-iscsi: every enabled TPG the initiator
 # may see is listed with each of its portals (IPv6 in brackets, wildcard
 # portals under the address the initiator reached), TPGs its ACLs or
-# demo_mode_discovery hide are not, and an answer longer than one PDU
-# arrives whole.
+# demo_mode_discovery hide are not, an answer longer than one PDU
+# arrives whole, and enforce_discovery_auth requires the discovery_auth
+# CHAP secret.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -40,7 +41,7 @@ listed() {
 	grep -qxF "$1" "$out"
 }
 
-ixt_begin 9
+ixt_begin 12
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 tpg $pre:a 1 1 1 "$IXT_ADDR4_T:3260" "[$IXT_ADDR6_T]:3260"
@@ -80,6 +81,38 @@ iscsiadm -m discoverydb -t st -p "$dp" --discover >"$out" 2>&1
 ixt_check "a SendTargets answer in 512-byte parts arrives whole" \
 	[ "$(grep -c ":long-" "$out")" -eq 12 ]
 iscsiadm -m discoverydb -t st -p "$dp" -o delete >/dev/null 2>&1
+
+# Discovery authentication: with enforce_discovery_auth=1 an initiator
+# without CHAP is refused, one with the discovery_auth secret gets in,
+# one with a wrong secret is refused (0x0201, logged).
+da=$IXT_FABRIC/discovery_auth
+echo disc-user >"$da/userid"
+echo disc-secret-0123 >"$da/password"
+echo 1 >"$da/enforce_discovery_auth"
+chap_discover() {
+	iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o delete >/dev/null 2>&1
+	iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o new >/dev/null 2>&1
+	if [ -n "$1" ]; then
+		iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o update \
+			-n discovery.sendtargets.auth.authmethod -v CHAP >/dev/null
+		iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o update \
+			-n discovery.sendtargets.auth.username -v disc-user >/dev/null
+		iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o update \
+			-n discovery.sendtargets.auth.password -v "$1" >/dev/null
+	fi
+	iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" --discover >"$out" 2>&1
+}
+! chap_discover ""
+ixt_check "enforced discovery auth refuses an initiator without CHAP" [ $? -eq 0 ]
+chap_discover wrong-secret-0123
+rc=$?
+ixt_check "and one with a wrong secret, with a log line" \
+	eval '[ $rc -ne 0 ] && ixt_klog_since_mark | grep -q "$ini: CHAP failed"'
+chap_discover disc-secret-0123
+ixt_check "the discovery_auth secret gets the target list" \
+	listed "$IXT_ADDR4_T:3260,1 $pre:a"
+iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -o delete >/dev/null 2>&1
+echo 0 >"$da/enforce_discovery_auth"
 
 ixt_check "no PDU of the discovery sessions was rejected" \
 	eval '! ixt_klog_since_mark | grep -q "rejecting"'
