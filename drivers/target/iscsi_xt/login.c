@@ -129,12 +129,36 @@ static struct ixt_tx_pdu *ixt_login_rsp_alloc(struct ixt_conn *conn, u32 len)
 	return pdu;
 }
 
-/* Fails the login with @status and closes the connection once it is out. */
+/* The iSCSI MIB's kind of a failed login, from its status. */
+static enum ixt_login_fail ixt_login_fail_type(u16 status)
+{
+	if (status >> 8 != ISCSI_STATUS_CLS_INITIATOR_ERR)
+		return IXT_LOGIN_FAIL_OTHER;
+	switch (status & 0xff) {
+	case ISCSI_LOGIN_STATUS_AUTH_FAILED:
+		return IXT_LOGIN_FAIL_AUTHENTICATE;
+	case ISCSI_LOGIN_STATUS_TGT_FORBIDDEN:
+		return IXT_LOGIN_FAIL_AUTHORIZE;
+	default:
+		return IXT_LOGIN_FAIL_NEGOTIATE;
+	}
+}
+
+/*
+ * Fails the login with @status and closes the connection once it is out.
+ * A login to a known target counts in its fabric_statistics.
+ */
 static void ixt_login_fail(struct ixt_conn *conn, u16 status)
 {
 	struct ixt_login *login = conn->login;
 	struct iscsi_login_rsp *rsp;
 	struct ixt_tx_pdu *pdu;
+
+	if (login->tpg)
+		ixt_stat_login_fail(login->tpg->tiqn,
+				    ixt_login_fail_type(status),
+				    login->initiator[0] ? login->initiator : NULL,
+				    &conn->peer);
 
 	pr_warn_ratelimited("%pISpc: login of %s failed, status 0x%04x\n",
 			    &conn->peer,
@@ -500,6 +524,8 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	}
 	if (sess->se_sess)
 		sess->cmdsn_depth = sess->se_sess->se_node_acl->queue_depth;
+	if (login->tpg)
+		ixt_stat_login_accept(login->tpg->tiqn);
 	conn->cid = be16_to_cpu(login->first.cid);
 	pr_info("%s: %s session TSIH %u logged in from %pISpc\n",
 		sess->initiator, sess->discovery ? "discovery" : "normal",

@@ -57,7 +57,7 @@ status_logged() {
 	ixt_klog_since_mark | grep -q "login of $ini failed, status $1"
 }
 
-ixt_begin 14
+ixt_begin 16
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 tpg $pre:acl 0 acl
@@ -89,6 +89,11 @@ ixt_check "a wrong CHAP secret is refused with 0x0201" \
 	eval '! node $pre:chap "$p4" --login && status_logged 0x0201'
 node $pre:chap "$p4" -o update -n node.session.auth.password -v chapsecret1234
 ixt_check "the right CHAP secret logs in" node $pre:chap "$p4" --login
+ls_dir=$IXT_FABRIC/$pre:chap/fabric_statistics/iscsi_login_stats
+ixt_check "the target's login statistics count the accept and the CHAP failure" \
+	eval '[ "$(cat "$ls_dir/accepts")" = 1 ] && [ "$(cat "$ls_dir/authenticate_fails")" = 1 ]'
+ixt_check "and the no-ACL target counts an authorization failure" \
+	[ "$(cat "$IXT_FABRIC/$pre:no-acl/fabric_statistics/iscsi_login_stats/authorize_fails")" = 1 ]
 node $pre:chap "$p4" --logout
 
 login $pre:acl "$p4"
