@@ -108,21 +108,10 @@ target_down() {
 	esac
 }
 
-# Print the disks of the session, one per LUN, in LUN order.
-session_disks() {
-	iscsiadm -m session -P 3 2>/dev/null |
-		awk '/Lun: / { lun = $NF } /Attached scsi disk/ { print lun, $4 }' |
-		sort -n | awk '{ print "/dev/" $2 }'
-}
-
 login() {
 	iscsiadm -m discovery -t st -p "$portal" >/dev/null &&
-		iscsiadm -m node -T "$wwn" -p "$portal" --login >/dev/null || return 1
-	for _ in $(seq 50); do
-		[ "$(session_disks | wc -l)" -eq 2 ] && return 0
-		sleep 0.2
-	done
-	return 1
+		iscsiadm -m node -T "$wwn" -p "$portal" --login >/dev/null &&
+		ixt_session_disks 2 >/dev/null
 }
 
 logout() {
@@ -146,7 +135,7 @@ for ((round = 1; round <= rounds; round++)); do
 			target_down "$target"
 			continue
 		fi
-		mapfile -t disks < <(session_disks)
+		mapfile -t disks < <(ixt_session_disks 2)
 		for cell in $cells; do
 			run_cell "$target" nullb "$cell" "${disks[0]}" "$round"
 			run_cell "$target" rd "$cell" "${disks[1]}" "$round"

@@ -39,14 +39,8 @@ find "$cfs/$wwn" -maxdepth 3 | sed "s|^$cfs/||" | sort
 say "discovery and login over TCP"
 iscsiadm -m discovery -t st -p "$portal"
 iscsiadm -m node -T "$wwn" -p "$portal" --login
-disk=
-for _ in $(seq 50); do
-	disk=$(iscsiadm -m session -P 3 |
-		awk '/Lun: 0$/ { l0 = 1 } l0 && /Attached scsi disk/ { print $4; exit }')
-	[ -n "$disk" ] && [ -b "/dev/$disk" ] && break
-	sleep 0.2
-done
-[ -n "$disk" ] || { echo "no disk for LUN 0"; exit 1; }
+disk=$(ixt_session_disks 2 | head -n 1) || { echo "no disks for LUNs 0 and 1"; exit 1; }
+disk=${disk#/dev/}
 lsblk -o NAME,SIZE,VENDOR,MODEL "/dev/$disk"
 
 say "read LUN 0 over iSCSI and compare with the backstore"

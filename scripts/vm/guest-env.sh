@@ -67,6 +67,25 @@ ixt_insmod() {
 	insmod "$IXT_KO" "$@"
 }
 
+# The disks of the open-iscsi sessions, /dev/sdX one per line in LUN
+# order, once COUNT of them exist (waiting up to 10 s); fails otherwise.
+ixt_session_disks() {
+	local count=$1 disks
+
+	for _ in $(seq 50); do
+		disks=$(iscsiadm -m session -P 3 2>/dev/null |
+			awk '/Lun: / { lun = $NF } /Attached scsi disk/ { print lun, $4 }' |
+			sort -n | awk '{ print "/dev/" $2 }' |
+			while read -r d; do [ -b "$d" ] && echo "$d"; done)
+		if [ -n "$disks" ] && [ "$(wc -l <<<"$disks")" -ge "$count" ]; then
+			echo "$disks"
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
 export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
 export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
 export IXT_IN_VM=1
