@@ -1,41 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iscsi_xt: SCSI commands without Data-Out: submission to the target
- * core, Data-In, SCSI Response, and the task management answer.
+ * iscsi_xt: SCSI commands: their buffers of cache lines, submission to
+ * the target core, Data-In, SCSI Response, and the task management
+ * answer. The Data-Out side of writes is in dataout.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
+#include <target/target_core_backend.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include "cmd.h"
 #include "conn.h"
+#include "pool.h"
 
-/**
- * struct ixt_cmd - a SCSI command of a session
- * @se_cmd: the target core's command; freed through ixt_release_cmd().
- * @conn: the connection the command came on. The connection's release
- *	waits for every command of its session, so it outlives them.
- * @itt: Initiator Task Tag.
- * @sense: sense buffer for the target core.
- */
-struct ixt_cmd {
-	struct se_cmd se_cmd;
-	struct ixt_conn *conn;
-	itt_t itt;
-	unsigned char sense[TRANSPORT_SENSE_BUFFER];
-};
-
-static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
-{
-	return container_of(se_cmd, struct ixt_cmd, se_cmd);
-}
+static struct kmem_cache *ixt_cmd_cache;
 
 static int ixt_cmd_task_attr(u8 flags)
 {
@@ -75,57 +62,351 @@ static void ixt_cmd_respond(struct ixt_conn *conn, itt_t itt, u8 status,
 	ixt_conn_queue_resp(conn, pdu, true);
 }
 
-/* Writes need Data-Out, which is not received yet: refuse them. */
+/* CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN CDB. */
 static void ixt_cmd_refuse(struct ixt_conn *conn, itt_t itt)
 {
 	u8 sense[18];
 
-	/* ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE */
-	scsi_build_sense_buffer(0, sense, ILLEGAL_REQUEST, 0x20, 0x00);
+	scsi_build_sense_buffer(0, sense, ILLEGAL_REQUEST, 0x24, 0x00);
 	ixt_cmd_respond(conn, itt, SAM_STAT_CHECK_CONDITION, sense,
 			sizeof(sense));
 }
 
+/*
+ * The READs and WRITEs whose buffers only the backends touch: they take
+ * a scatterlist entry per cache line. Every other command gets one per
+ * page, as target core emulations that map the buffer expect.
+ */
+static bool ixt_cmd_sg_per_line(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case READ_6:
+	case READ_10:
+	case READ_12:
+	case READ_16:
+	case WRITE_6:
+	case WRITE_10:
+	case WRITE_12:
+	case WRITE_16:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Points the arrays at inline storage, or at one allocation if too big. */
+static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
+				u32 nr_entries, u32 sg_nents)
+{
+	size_t size;
+	u8 *p;
+
+	if (nr_lines <= IXT_CMD_INLINE_LINES &&
+	    nr_entries <= IXT_CMD_INLINE_ENTRIES &&
+	    sg_nents <= IXT_CMD_INLINE_LINES) {
+		cmd->lines = cmd->inl.lines;
+		cmd->dpt.entries = cmd->inl.entries;
+		cmd->datasn = cmd->inl.datasn;
+		cmd->sgl = cmd->inl.sgl;
+		cmd->bvec = cmd->inl.bvec;
+		return 0;
+	}
+	size = nr_entries * sizeof(struct ixt_dpt_entry) +
+	       nr_lines * (sizeof(struct ixt_dpt_line) +
+			   sizeof(struct bio_vec)) +
+	       sg_nents * sizeof(struct scatterlist) +
+	       nr_entries * sizeof(u32);
+	p = kvzalloc(size, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	cmd->big = p;
+	/* Largest alignment first: every member stays aligned. */
+	cmd->dpt.entries = (struct ixt_dpt_entry *)p;
+	p += nr_entries * sizeof(struct ixt_dpt_entry);
+	cmd->lines = (struct ixt_dpt_line *)p;
+	p += nr_lines * sizeof(struct ixt_dpt_line);
+	cmd->sgl = (struct scatterlist *)p;
+	p += sg_nents * sizeof(struct scatterlist);
+	cmd->bvec = (struct bio_vec *)p;
+	p += nr_lines * sizeof(struct bio_vec);
+	cmd->datasn = (u32 *)p;
+	return 0;
+}
+
+/* Describes the lines to the transports and to the target core. */
+static void ixt_cmd_map(struct ixt_cmd *cmd, bool per_line)
+{
+	u32 line = 1U << cmd->dpt.line_shift;
+	u32 left = cmd->dpt.xfer_len, off = cmd->dpt.first_off;
+	struct scatterlist *sg = cmd->sgl;
+	u32 i;
+
+	sg_init_table(cmd->sgl, cmd->sg_nents);
+	for (i = 0; i < cmd->nr_lines; i++) {
+		struct page *page = ixt_pool_page(&cmd->lines[i]);
+		u32 len = min(line - off, left);
+		u32 done;
+
+		bvec_set_page(&cmd->bvec[i], page, len, off);
+		if (per_line) {
+			sg_set_page(sg, page, len, off);
+			sg = sg_next(sg);
+		} else {
+			for (done = 0; done < len; ) {
+				u32 in = (off + done) & ~PAGE_MASK;
+				u32 n = min_t(u32, PAGE_SIZE - in, len - done);
+
+				sg_set_page(sg, page + ((off + done) >> PAGE_SHIFT),
+					    n, in);
+				sg = sg_next(sg);
+				done += n;
+			}
+		}
+		left -= len;
+		off = 0;
+	}
+}
+
+/*
+ * Takes the cache lines of a command and lays out its data-pointer table.
+ * Returns 0, -EAGAIN when the pool is short of lines, -EPROTO when the
+ * command breaks the negotiated unsolicited-data rules, or -ENOMEM.
+ */
+static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
+			     const struct iscsi_scsi_req *req, u32 imm)
+{
+	const struct ixt_params *p = &conn->sess->params;
+	bool per_line = ixt_cmd_sg_per_line(req->cdb);
+	struct ixt_dpt_geom g = {
+		.xfer_len = be32_to_cpu(req->data_length),
+		.max_burst = p->max_burst_length,
+		.max_r2t = p->max_outstanding_r2t,
+		.slot = cmd->slot,
+		.ttt_base = conn->ttt_gen++,
+		.line_shift = ixt_pool_line_shift(),
+		.data_pdu_in_order = p->data_pdu_in_order,
+	};
+	u32 nr_lines, nr_entries;
+	int ret;
+
+	if (req->flags & ISCSI_FLAG_CMD_WRITE) {
+		if (ixt_dpt_unsol_len(g.xfer_len, imm,
+				      req->flags & ISCSI_FLAG_CMD_FINAL,
+				      &conn->limits, &g.unsol_len))
+			return -EPROTO;
+	} else {
+		g.unsol_len = g.xfer_len;
+	}
+	ret = ixt_dpt_count(&g, &nr_lines, &nr_entries);
+	if (ret)
+		return ret == -E2BIG ? -EPROTO : ret;
+	if (g.xfer_len <= (1U << g.line_shift))
+		per_line = true;
+	/* Lines are whole pages and the buffer starts at a line. */
+	cmd->sg_nents = per_line ? nr_lines :
+			DIV_ROUND_UP(g.xfer_len, PAGE_SIZE);
+	ret = ixt_cmd_alloc_arrays(cmd, nr_lines, nr_entries, cmd->sg_nents);
+	if (ret)
+		return ret;
+	ret = ixt_pool_get(cmd->lines, nr_lines);
+	if (ret)
+		goto out_free;
+	cmd->nr_lines = nr_lines;
+	if (!g.data_pdu_in_order)
+		ixt_ranges_init(&cmd->ranges, cmd->range, IXT_CMD_RANGES,
+				g.xfer_len);
+	ret = ixt_dpt_init(&cmd->dpt, &g, cmd->lines, nr_lines,
+			   cmd->dpt.entries, nr_entries,
+			   g.data_pdu_in_order ? NULL : &cmd->ranges);
+	if (WARN_ON_ONCE(ret))
+		goto out_put;
+	memset(cmd->datasn, 0, nr_entries * sizeof(u32));
+	ixt_cmd_map(cmd, per_line);
+	return 0;
+
+out_put:
+	ixt_pool_put(cmd->lines, nr_lines);
+	cmd->nr_lines = 0;
+out_free:
+	kvfree(cmd->big);
+	cmd->big = NULL;
+	return ret;
+}
+
+static void ixt_cmd_free(struct ixt_cmd *cmd)
+{
+	if (cmd->nr_lines)
+		ixt_pool_put(cmd->lines, cmd->nr_lines);
+	kvfree(cmd->big);
+	kmem_cache_free(ixt_cmd_cache, cmd);
+}
+
 /**
- * ixt_cmd_rx() - submit a SCSI Command PDU to the target core
+ * ixt_cmd_put() - drop a reference on a command
+ * @cmd: the command; freed, its lines back in the pool, with the last.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_cmd_put(struct ixt_cmd *cmd)
+{
+	if (refcount_dec_and_test(&cmd->ref))
+		ixt_cmd_free(cmd);
+}
+
+/*
+ * Refuses a command at its header: its data segment is dropped, and so
+ * will be the unsolicited Data-Out that may follow (their ITT is unknown).
+ */
+static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
+			       u8 status)
+{
+	pdu->discard = true;
+	pdu->ignore = true;
+	if (status == SAM_STAT_CHECK_CONDITION)
+		ixt_cmd_refuse(conn, pdu->hdr.itt);
+	else
+		ixt_cmd_respond(conn, pdu->hdr.itt, status, NULL, 0);
+}
+
+/**
+ * ixt_cmd_rx_hdr() - set up a SCSI command from its header
  * @conn: the connection, in full feature phase of a normal session.
- * @pdu: the SCSI Command, its BHS and CmdSN checked.
+ * @pdu: the SCSI Command, its BHS and CmdSN checked; its data segment
+ *	(immediate data) not received yet.
+ *
+ * Takes the command's cache lines and points the transport at where its
+ * immediate data goes. A command refused here is answered here; one the
+ * pool cannot serve yet is put off.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: 0, -EAGAIN to be called again later for the same PDU, or a
+ * negative errno that closes the connection.
+ */
+int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
+	bool write = req->flags & ISCSI_FLAG_CMD_WRITE;
+	u32 edtl = be32_to_cpu(req->data_length);
+	struct ixt_cmd *cmd;
+	int ret;
+
+	/* Bidirectional commands and extended CDBs are not supported yet. */
+	if ((write && req->flags & ISCSI_FLAG_CMD_READ) || pdu->ahs ||
+	    edtl > IXT_MAX_XFER_LEN) {
+		pr_warn_ratelimited("%s: CDB 0x%02x refused: %s\n",
+				    conn->sess->initiator, req->cdb[0],
+				    edtl > IXT_MAX_XFER_LEN ?
+				    "transfer too long" :
+				    "bidirectional or extended CDB");
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
+		return 0;
+	}
+
+	cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	cmd->conn = conn;
+	cmd->itt = req->itt;
+	refcount_set(&cmd->ref, 1);
+	INIT_LIST_HEAD(&cmd->unsol_entry);
+
+	if (write && edtl > pdu->dlength) {
+		ret = ixt_dataout_slot_get(conn, cmd);
+		if (ret) {
+			kmem_cache_free(ixt_cmd_cache, cmd);
+			if (ret != -EBUSY)
+				return ret;
+			ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+			return 0;
+		}
+	}
+	if (edtl) {
+		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
+		if (ret) {
+			ixt_dataout_slot_put(conn, cmd);
+			kmem_cache_free(ixt_cmd_cache, cmd);
+			if (ret != -EPROTO)
+				return ret;
+			pdu->reject = ISCSI_REASON_PROTOCOL_ERROR;
+			pdu->discard = true;
+			return 0;
+		}
+	}
+	if (pdu->dlength) {
+		/* Checked by ixt_pdu_check_bhs() and ixt_dpt_unsol_len(). */
+		ret = ixt_dpt_place_unsol(&cmd->dpt, 0, pdu->dlength,
+					  req->flags & ISCSI_FLAG_CMD_FINAL,
+					  &cmd->place);
+		if (WARN_ON_ONCE(ret)) {
+			conn->rx_cmd = cmd;
+			return ret;
+		}
+		pdu->bvec = cmd->bvec;
+		pdu->nr_bvec = cmd->nr_lines;
+		pdu->bvec_off = 0;
+	}
+	conn->rx_cmd = cmd;
+	pdu->cmd = cmd;
+	return 0;
+}
+
+/**
+ * ixt_cmd_rx() - submit a SCSI command to the target core
+ * @conn: the connection, in full feature phase of a normal session.
+ * @pdu: the SCSI Command set up by ixt_cmd_rx_hdr(), its immediate data
+ *	in place.
  *
  * Context: Process context (the connection's receive path).
  */
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
-	u32 edtl = be32_to_cpu(req->data_length);
+	struct ixt_cmd *cmd = pdu->cmd;
 	int dir = DMA_NONE;
-	struct ixt_cmd *cmd;
 
-	if (req->flags & ISCSI_FLAG_CMD_WRITE || pdu->ahs) {
-		ixt_cmd_refuse(conn, req->itt);
-		return;
-	}
-	if (req->flags & ISCSI_FLAG_CMD_READ)
-		dir = DMA_FROM_DEVICE;
-
-	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
-	if (!cmd) {
+	conn->rx_cmd = NULL;
+	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
+		ixt_dataout_slot_put(conn, cmd);
+		ixt_cmd_put(cmd);
 		ixt_conn_close(conn);
 		return;
 	}
-	cmd->conn = conn;
-	cmd->itt = req->itt;
+	if (req->flags & ISCSI_FLAG_CMD_WRITE)
+		dir = DMA_TO_DEVICE;
+	else if (req->flags & ISCSI_FLAG_CMD_READ)
+		dir = DMA_FROM_DEVICE;
+
 	if (target_init_cmd(&cmd->se_cmd, conn->sess->se_sess, cmd->sense,
-			    scsilun_to_int(&req->lun), edtl,
-			    ixt_cmd_task_attr(req->flags), dir, 0)) {
+			    scsilun_to_int(&req->lun),
+			    be32_to_cpu(req->data_length),
+			    ixt_cmd_task_attr(req->flags), dir,
+			    TARGET_SCF_ACK_KREF)) {
 		/* The session is stopping: nobody waits for an answer. */
-		kfree(cmd);
+		ixt_dataout_slot_put(conn, cmd);
+		ixt_cmd_put(cmd);
 		return;
 	}
-	/* On failure the core answers through ixt_queue_status(). */
-	if (target_submit_prep(&cmd->se_cmd, req->cdb, NULL, 0, NULL, 0,
-			       NULL, 0, GFP_KERNEL))
+	/* From here on the target core owns the first reference. */
+	if (!test_bit(IXT_CMD_F_SLOT, &cmd->flags)) {
+		/* On failure the core answers through ixt_queue_status(). */
+		if (!target_submit_prep(&cmd->se_cmd, req->cdb,
+					cmd->nr_lines ? cmd->sgl : NULL,
+					cmd->sg_nents, NULL, 0, NULL, 0,
+					GFP_KERNEL))
+			target_submit(&cmd->se_cmd);
 		return;
-	target_submit(&cmd->se_cmd);
+	}
+	/*
+	 * A write expecting Data-Out: its data phase keeps it alive, and a
+	 * reference of our own until ixt_dataout_settle() has looked at it.
+	 */
+	ixt_dataout_start(cmd);
+	refcount_inc(&cmd->ref);
+	if (!target_submit_prep(&cmd->se_cmd, req->cdb, cmd->sgl,
+				cmd->sg_nents, NULL, 0, NULL, 0, GFP_KERNEL))
+		target_submit(&cmd->se_cmd);
+	ixt_dataout_settle(cmd);
+	ixt_cmd_put(cmd);
 }
 
 /* U and O bits and the residual count, for Data-In and SCSI Response. */
@@ -139,6 +420,31 @@ static u8 ixt_cmd_residual(struct se_cmd *se_cmd, __be32 *residual)
 	return 0;
 }
 
+/* The PDU that carries the status, embedded in the command. */
+static struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd)
+{
+	struct ixt_tx_pdu *pdu = &cmd->rsp;
+
+	memset(pdu, 0, sizeof(*pdu));
+	INIT_LIST_HEAD(&pdu->entry);
+	pdu->cmd = cmd;
+	return pdu;
+}
+
+/**
+ * ixt_cmd_rsp_done() - the response embedded in a command is gone
+ * @cmd: the command.
+ *
+ * Called by ixt_tx_pdu_free() once the response is sent, or dropped
+ * with the connection: the fabric is done with the command.
+ *
+ * Context: Process context.
+ */
+void ixt_cmd_rsp_done(struct ixt_cmd *cmd)
+{
+	target_put_sess_cmd(&cmd->se_cmd);
+}
+
 /**
  * ixt_queue_status() - send the SCSI Response of a command
  * @se_cmd: the command.
@@ -150,17 +456,14 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 	u32 sense_len = se_cmd->scsi_sense_length;
+	struct ixt_tx_pdu *pdu = ixt_cmd_rsp_pdu(cmd);
 	struct iscsi_scsi_rsp *rsp;
-	struct ixt_tx_pdu *pdu;
 
-	pdu = ixt_tx_pdu_alloc(sense_len ? sense_len + 2 : 0, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(cmd->conn);
-		return 0;
-	}
 	if (sense_len) {
-		put_unaligned_be16(sense_len, pdu->data);
-		memcpy(pdu->data + 2, se_cmd->sense_buffer, sense_len);
+		put_unaligned_be16(sense_len, cmd->rsp_data);
+		memcpy(cmd->rsp_data + 2, se_cmd->sense_buffer, sense_len);
+		pdu->data = cmd->rsp_data;
+		pdu->dlength = sense_len + 2;
 	}
 	rsp = (struct iscsi_scsi_rsp *)&pdu->hdr;
 	rsp->opcode = ISCSI_OP_SCSI_CMD_RSP;
@@ -174,11 +477,12 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 
 /**
  * ixt_queue_data_in() - send the data of a read, then its status
- * @se_cmd: the command, its data in @se_cmd->t_data_sg.
+ * @se_cmd: the command, its data in its cache lines.
  *
  * The data goes in Data-In PDUs of at most the initiator's
- * MaxRecvDataSegmentLength; the last one carries the status (S bit)
- * unless there is sense data, which a SCSI Response then carries.
+ * MaxRecvDataSegmentLength, straight from the cache lines; the last one
+ * carries the status (S bit) unless there is sense data, which a SCSI
+ * Response then carries.
  *
  * Context: Any context the target core completes commands in.
  * Return: 0.
@@ -188,31 +492,39 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 	struct ixt_conn *conn = cmd->conn;
 	u32 max = conn->sess->params.max_xmit_dlength;
-	u32 len = se_cmd->data_length, off = 0, sn = 0;
+	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
+	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;
 	struct iscsi_data_rsp *hdr;
 	struct ixt_tx_pdu *pdu;
-	u32 n;
+	bool last;
 
-	if (!len)
+	if (!len || !cmd->nr_lines)
 		return ixt_queue_status(se_cmd);
 	do {
 		n = min(len - off, max);
-		pdu = ixt_tx_pdu_alloc(n, GFP_KERNEL);
-		if (!pdu) {
-			ixt_conn_close(conn);
-			return 0;
+		last = off + n == len;
+		if (last && status) {
+			pdu = ixt_cmd_rsp_pdu(cmd);
+		} else {
+			pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
+			if (!pdu) {
+				/* The response still goes, to a dead link. */
+				ixt_conn_close(conn);
+				return ixt_queue_status(se_cmd);
+			}
 		}
-		sg_pcopy_to_buffer(se_cmd->t_data_sg, se_cmd->t_data_nents,
-				   pdu->data, n, off);
+		pdu->bvec = cmd->bvec;
+		pdu->nr_bvec = cmd->nr_lines;
+		pdu->bvec_off = off;
+		pdu->dlength = n;
 		hdr = (struct iscsi_data_rsp *)&pdu->hdr;
 		hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
 		hdr->itt = cmd->itt;
 		hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
 		hdr->datasn = cpu_to_be32(sn++);
 		hdr->offset = cpu_to_be32(off);
-		off += n;
-		if (off == len) {
+		if (last) {
 			hdr->flags = ISCSI_FLAG_CMD_FINAL;
 			if (status) {
 				hdr->flags |= ISCSI_FLAG_DATA_STATUS |
@@ -221,8 +533,9 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 				hdr->cmd_status = se_cmd->scsi_status;
 			}
 		}
-		ixt_conn_queue_resp(conn, pdu, off == len && status);
-	} while (off < len);
+		ixt_conn_queue_resp(conn, pdu, last && status);
+		off += n;
+	} while (!last);
 
 	return status ? 0 : ixt_queue_status(se_cmd);
 }
@@ -231,15 +544,26 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
  * ixt_write_pending() - the target core wants a write's data
  * @se_cmd: the command.
  *
- * Never called: writes are refused before they reach the core.
+ * Called from target_submit() in ixt_cmd_rx(), hence in the receive path
+ * of the command's connection: the data may all be there (immediate
+ * data) and the command runs now, or R2Ts solicit the rest.
  *
- * Context: Any context.
- * Return: -EOPNOTSUPP.
+ * Context: Process context (the connection's receive path).
+ * Return: 0.
  */
 int ixt_write_pending(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
-	return -EOPNOTSUPP;
+	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
+
+	set_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags);
+	if (ixt_dpt_is_complete(&cmd->dpt)) {
+		if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+			ixt_dataout_end(cmd);
+		target_execute_cmd(se_cmd);
+		return 0;
+	}
+	ixt_dataout_send_r2ts(cmd);
+	return 0;
 }
 
 /**
@@ -255,19 +579,20 @@ int ixt_check_stop_free(struct se_cmd *se_cmd)
 }
 
 /**
- * ixt_release_cmd() - free a command
- * @se_cmd: the command, no longer referenced.
+ * ixt_release_cmd() - the target core lets go of a command
+ * @se_cmd: the command, no longer referenced by the core.
  *
  * Context: Any context.
  */
 void ixt_release_cmd(struct se_cmd *se_cmd)
 {
-	kfree(to_ixt_cmd(se_cmd));
+	ixt_cmd_put(to_ixt_cmd(se_cmd));
 }
 
 /**
  * ixt_aborted_task() - the target core aborted a command
- * @se_cmd: the command; nothing of it is queued here.
+ * @se_cmd: the command; nothing of it is queued, and the core drops the
+ *	reference its response would have.
  *
  * Context: Any context.
  */
@@ -313,4 +638,59 @@ void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	rsp->response = ISCSI_TMF_RSP_NOT_SUPPORTED;
 	rsp->itt = pdu->hdr.itt;
 	ixt_conn_queue_resp(conn, tx, true);
+}
+
+/**
+ * ixt_cmd_conn_gone() - end the commands a closing connection still feeds
+ * @conn: the connection, whose I/O has stopped.
+ *
+ * A command whose header was in but not its immediate data never reached
+ * the core: it is freed. A write that waits for Data-Out is completed
+ * with TASK ABORTED, so that the core can let it go, and its data phase
+ * ends. Called before the session waits for its commands.
+ *
+ * Context: Process context (the connection's release work).
+ */
+void ixt_cmd_conn_gone(struct ixt_conn *conn)
+{
+	struct ixt_cmd *cmd = conn->rx_cmd;
+	u32 i;
+
+	if (cmd) {
+		conn->rx_cmd = NULL;
+		ixt_dataout_slot_put(conn, cmd);
+		ixt_cmd_put(cmd);
+	}
+	for (i = 0; i < conn->nr_slots; i++) {
+		cmd = conn->slots[i];
+		if (!cmd)
+			continue;
+		if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
+			target_complete_cmd(&cmd->se_cmd,
+					    SAM_STAT_TASK_ABORTED);
+		ixt_dataout_end(cmd);
+	}
+	ixt_dataout_slots_free(conn);
+}
+
+/**
+ * ixt_cmd_module_init() - set up what commands need
+ *
+ * Context: Process context, module init.
+ * Return: 0 or -ENOMEM.
+ */
+int ixt_cmd_module_init(void)
+{
+	ixt_cmd_cache = KMEM_CACHE(ixt_cmd, 0);
+	return ixt_cmd_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * ixt_cmd_module_exit() - free what commands needed
+ *
+ * Context: Process context, module exit, every command gone.
+ */
+void ixt_cmd_module_exit(void)
+{
+	kmem_cache_destroy(ixt_cmd_cache);
 }

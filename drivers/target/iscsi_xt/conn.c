@@ -64,12 +64,17 @@ struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp)
 
 /**
  * ixt_tx_pdu_free() - free a PDU and its data segment
- * @pdu: the PDU, off any queue.
+ * @pdu: the PDU, off any queue. The response embedded in a command is
+ *	not freed: the command learns that it is gone.
  *
  * Context: Process context (the data segment may be vmalloc'ed).
  */
 void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu)
 {
+	if (pdu->cmd) {
+		ixt_cmd_rsp_done(pdu->cmd);
+		return;
+	}
 	kvfree(pdu->data);
 	kfree(pdu);
 }
@@ -131,16 +136,9 @@ void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 	ixt_tx_pdu_free(pdu);
 }
 
-/**
- * ixt_conn_send_reject() - answer a PDU with a Reject PDU
- * @conn: the connection, in full feature phase.
- * @hdr: the BHS of the PDU rejected; sent back as the data segment.
- * @reason: ISCSI_REASON_* or IXT_REASON_* code.
- *
- * Context: Process context (the receive path).
- */
-void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
-			  u8 reason)
+static void ixt_conn_send_reject_close(struct ixt_conn *conn,
+				       const struct iscsi_hdr *hdr, u8 reason,
+				       bool close)
 {
 	struct iscsi_reject *rej;
 	struct ixt_tx_pdu *pdu;
@@ -158,7 +156,60 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 	rej->flags = ISCSI_FLAG_CMD_FINAL;
 	rej->reason = reason;
 	rej->ffffffff = cpu_to_be32(0xffffffff);
+	pdu->close = close;
 	ixt_conn_queue_resp(conn, pdu, true);
+}
+
+/**
+ * ixt_conn_send_reject() - answer a PDU with a Reject PDU
+ * @conn: the connection, in full feature phase.
+ * @hdr: the BHS of the PDU rejected; sent back as the data segment.
+ * @reason: ISCSI_REASON_* or IXT_REASON_* code.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+			  u8 reason)
+{
+	ixt_conn_send_reject_close(conn, hdr, reason, false);
+}
+
+/**
+ * ixt_conn_fail() - answer a protocol error with a Reject, then close
+ * @conn: the connection, in full feature phase.
+ * @hdr: the BHS of the PDU at fault.
+ * @reason: ISCSI_REASON_* or IXT_REASON_* code.
+ *
+ * At ErrorRecoveryLevel 0 an error the connection cannot recover from
+ * ends it: nothing more is read, and it closes once the Reject is out.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+		   u8 reason)
+{
+	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
+	ixt_conn_send_reject_close(conn, hdr, reason, true);
+}
+
+/**
+ * ixt_conn_rx_hdr() - show the core the header of a PDU being received
+ * @conn: the connection.
+ * @pdu: the PDU, with its BHS and AHSs; its data segment not read yet.
+ *
+ * The core may set @pdu->bvec to receive the data segment in place,
+ * @pdu->discard to drop it, @pdu->ignore and @pdu->reject.
+ *
+ * Context: Process context: the transport's receive work.
+ * Return: 0; -EAGAIN when the core cannot take the PDU yet (no cache
+ * lines free): call again later with the same PDU; or a negative errno:
+ * close the connection.
+ */
+int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	if (conn->state != IXT_CONN_FULL_FEATURE || pdu->reject)
+		return 0;
+	return ixt_sess_rx_hdr(conn, pdu);
 }
 
 /**
@@ -179,7 +230,8 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_conn_send_reject(conn, &pdu->hdr, pdu->reject);
 		return;
 	}
-	ixt_sess_rx_ffp(conn, pdu);
+	if (!pdu->ignore)
+		ixt_sess_rx_ffp(conn, pdu);
 }
 
 static void ixt_conn_login_timeout(struct work_struct *work)
@@ -309,6 +361,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	spin_lock_init(&conn->sn_lock);
 	conn->stat_sn = get_random_u32();
 	conn->login_start = jiffies;
+	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 

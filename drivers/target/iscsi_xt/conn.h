@@ -98,6 +98,16 @@ enum ixt_conn_state {
  *	initiator's MaxRecvDataSegmentLength (rx work); its storage is
  *	kvmalloc'ed.
  * @text_ttt: Target Transfer Tag of the parts of @text_rsp.
+ * @rx_cmd: a command whose SCSI Command PDU is being received, between
+ *	ixt_conn_rx_hdr() and ixt_conn_rx_pdu(); the release work frees it
+ *	if the connection dies in between. Receive path only.
+ * @slots: the writes in their data phase, by slot; %NULL until the
+ *	first write. Receive path only, as @slot_map, @nr_slots,
+ *	@unsol_cmds and @ttt_gen (and the release work once it stopped).
+ * @slot_map: which @slots are taken.
+ * @nr_slots: number of @slots.
+ * @unsol_cmds: writes still expecting unsolicited Data-Out.
+ * @ttt_gen: varies the Target Transfer Tags of successive commands.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
  * @peer: the initiator's address, for logs.
@@ -122,6 +132,12 @@ struct ixt_conn {
 	struct ixt_reqbuf text_req;
 	struct ixt_text_buf text_rsp;
 	u32 text_ttt;
+	struct ixt_cmd *rx_cmd;
+	struct ixt_cmd **slots;
+	unsigned long *slot_map;
+	u32 nr_slots;
+	struct list_head unsol_cmds;
+	u16 ttt_gen;
 	struct sockaddr_storage local;
 	struct sockaddr_storage peer;
 };
@@ -193,6 +209,7 @@ void ixt_conn_close(struct ixt_conn *conn);
 bool ixt_conn_closing(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
+int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
@@ -203,6 +220,8 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 void ixt_conns_close_tpg(struct ixt_tpg *tpg);
 void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 			  u8 reason);
+void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+		   u8 reason);
 
 /* text.c */
 int ixt_reqbuf_append(struct ixt_reqbuf *req, const void *data, u32 len);
@@ -222,13 +241,19 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn);
 void ixt_sess_conn_gone(struct ixt_conn *conn);
 void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 			const u8 *isid);
+int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 int ixt_tpg_close_sessions(struct ixt_tpg *tpg);
 void ixt_close_session(struct se_session *se_sess);
 ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
 
 /* cmd.c */
+int ixt_cmd_module_init(void);
+void ixt_cmd_module_exit(void);
+int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
+void ixt_cmd_conn_gone(struct ixt_conn *conn);
 void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 int ixt_queue_status(struct se_cmd *se_cmd);
 int ixt_queue_data_in(struct se_cmd *se_cmd);
@@ -237,6 +262,10 @@ int ixt_check_stop_free(struct se_cmd *se_cmd);
 void ixt_release_cmd(struct se_cmd *se_cmd);
 void ixt_aborted_task(struct se_cmd *se_cmd);
 void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
+
+/* dataout.c */
+int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

@@ -23,6 +23,12 @@
 /* Reported in the fabric's lio_version attribute. */
 #define IXT_VERSION		"0.1.0"
 
+/*
+ * The longest transfer one command may ask for: 8 MiB, announced in the
+ * Block Limits VPD page through max_data_sg_nents.
+ */
+#define IXT_MAX_XFER_LEN	(8U << 20)
+
 /* Room for one CHAP name or secret and its NUL, as LIO allows. */
 #define IXT_AUTH_LEN		256
 

@@ -11,6 +11,7 @@
 
 #include "iscsi_xt.h"
 #include "conn.h"
+#include "pool.h"
 
 /*
  * TPG queries. The target core asks these while it manages ACLs, LUN
@@ -125,6 +126,9 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 	/* iSCSI: a WRITE's Data-Out must be drained before it is aborted. */
 	.write_pending_must_be_called	= 1,
 
+	/* Block Limits: MAXIMUM TRANSFER LENGTH of IXT_MAX_XFER_LEN. */
+	.max_data_sg_nents		= IXT_MAX_XFER_LEN / PAGE_SIZE,
+
 	/* As LIO's iSCSI: commands run in the receiving thread. */
 	.default_submit_type		= TARGET_DIRECT_SUBMIT,
 	.direct_submit_supp		= 1,
@@ -135,23 +139,37 @@ static int __init ixt_init(void)
 	int ret;
 
 	ixt_configfs_init();
-	ret = ixt_conn_module_init();
+	ret = ixt_pool_init();
 	if (ret)
 		return ret;
+	ret = ixt_cmd_module_init();
+	if (ret)
+		goto out_pool;
+	ret = ixt_conn_module_init();
+	if (ret)
+		goto out_cmd;
 	ret = target_register_template(&ixt_fabric_ops);
-	if (ret) {
-		ixt_conn_module_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_conn;
 
 	pr_info("iSCSI target fabric %s registered\n", IXT_VERSION);
 	return 0;
+
+out_conn:
+	ixt_conn_module_exit();
+out_cmd:
+	ixt_cmd_module_exit();
+out_pool:
+	ixt_pool_exit();
+	return ret;
 }
 
 static void __exit ixt_exit(void)
 {
 	ixt_conn_module_exit();
 	target_unregister_template(&ixt_fabric_ops);
+	ixt_cmd_module_exit();
+	ixt_pool_exit();
 }
 
 module_init(ixt_init);

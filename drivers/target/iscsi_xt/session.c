@@ -136,7 +136,8 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
  * @conn: the connection, whose I/O has stopped.
  *
  * With one connection per session, the session ends with it: it stops
- * being findable, its commands are waited for and its target core
+ * being findable, the writes waiting for its Data-Out are ended, its
+ * commands are waited for and its target core
  * session is removed, which lets an ACL deletion or a reinstating login
  * waiting for it go on.
  *
@@ -155,6 +156,7 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 
 	if (sess->se_sess) {
 		target_stop_session(sess->se_sess);
+		ixt_cmd_conn_gone(conn);
 		target_wait_for_sess_cmds(sess->se_sess);
 		target_remove_session(sess->se_sess);
 		sess->se_sess = NULL;
@@ -313,29 +315,68 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page)
 }
 
 /*
- * CmdSN of a request. Over one TCP connection requests arrive in CmdSN
- * order: one in order advances ExpCmdSN, an immediate one does not.
- * Returns false for a CmdSN outside the window, which RFC 7143 says to
- * drop silently.
+ * CmdSN of a request, seen at its header. Over one TCP connection
+ * requests arrive in CmdSN order. Returns false for a CmdSN outside the
+ * window, which RFC 7143 says to drop silently.
  */
-static bool ixt_sess_check_cmd_sn(struct ixt_sess *sess,
-				  const struct iscsi_hdr *hdr)
+static bool ixt_sess_cmd_sn_ok(struct ixt_sess *sess,
+			       const struct iscsi_hdr *hdr)
 {
 	/* Every request carries CmdSN where a NOP-Out does. */
 	u32 cmd_sn = be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
 	u32 max = sess->exp_cmd_sn + sess->cmdsn_depth - 1;
 
-	if (ixt_pdu_is_immediate(hdr))
+	if (ixt_pdu_is_immediate(hdr) ||
+	    ixt_sn_in_window(cmd_sn, sess->exp_cmd_sn, max))
 		return true;
-	if (!ixt_sn_in_window(cmd_sn, sess->exp_cmd_sn, max)) {
-		pr_warn_ratelimited("%s: CmdSN 0x%08x outside 0x%08x..0x%08x, dropped\n",
-				    sess->initiator, cmd_sn, sess->exp_cmd_sn,
-				    max);
-		return false;
-	}
-	if (cmd_sn == sess->exp_cmd_sn)
+	pr_warn_ratelimited("%s: CmdSN 0x%08x outside 0x%08x..0x%08x, dropped\n",
+			    sess->initiator, cmd_sn, sess->exp_cmd_sn, max);
+	return false;
+}
+
+/* A request in order advances ExpCmdSN; an immediate one does not. */
+static void ixt_sess_cmd_sn_advance(struct ixt_sess *sess,
+				    const struct iscsi_hdr *hdr)
+{
+	u32 cmd_sn = be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
+
+	if (!ixt_pdu_is_immediate(hdr) && cmd_sn == sess->exp_cmd_sn)
 		WRITE_ONCE(sess->exp_cmd_sn, cmd_sn + 1);
-	return true;
+}
+
+/**
+ * ixt_sess_rx_hdr() - look at the header of a PDU in full feature phase
+ * @conn: the connection, with its session.
+ * @pdu: the PDU, its BHS checked; its data segment not received yet.
+ *
+ * Checks CmdSN before a byte of data is read, and lets SCSI Commands and
+ * Data-Out say where their data goes.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: as ixt_conn_rx_hdr().
+ */
+int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct ixt_sess *sess = conn->sess;
+	u8 op = ixt_pdu_opcode(&pdu->hdr);
+	int ret;
+
+	if (op == ISCSI_OP_SCSI_DATA_OUT)
+		return ixt_dataout_rx_hdr(conn, pdu);
+	if (op == ISCSI_OP_SNACK)
+		return 0;
+	if (!ixt_sess_cmd_sn_ok(sess, &pdu->hdr)) {
+		pdu->discard = true;
+		pdu->ignore = true;
+		return 0;
+	}
+	if (op == ISCSI_OP_SCSI_CMD) {
+		ret = ixt_cmd_rx_hdr(conn, pdu);
+		if (ret)
+			return ret;
+	}
+	ixt_sess_cmd_sn_advance(sess, &pdu->hdr);
+	return 0;
 }
 
 static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
@@ -395,20 +436,14 @@ static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 /**
  * ixt_sess_rx_ffp() - handle a PDU received in full feature phase
  * @conn: the connection, with its session.
- * @pdu: the PDU, its BHS checked.
+ * @pdu: the PDU, its BHS checked, its header accepted by
+ *	ixt_sess_rx_hdr().
  *
  * Context: Process context (the connection's receive path).
  */
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
-	struct ixt_sess *sess = conn->sess;
-	u8 op = ixt_pdu_opcode(&pdu->hdr);
-
-	if (op != ISCSI_OP_SCSI_DATA_OUT && op != ISCSI_OP_SNACK &&
-	    !ixt_sess_check_cmd_sn(sess, &pdu->hdr))
-		return;
-
-	switch (op) {
+	switch (ixt_pdu_opcode(&pdu->hdr)) {
 	case ISCSI_OP_TEXT:
 		ixt_text_rx(conn, pdu);
 		break;
@@ -420,6 +455,9 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		break;
 	case ISCSI_OP_SCSI_CMD:
 		ixt_cmd_rx(conn, pdu);
+		break;
+	case ISCSI_OP_SCSI_DATA_OUT:
+		ixt_dataout_rx(conn, pdu);
 		break;
 	case ISCSI_OP_SCSI_TMFUNC:
 		ixt_cmd_tmf_rx(conn, pdu);

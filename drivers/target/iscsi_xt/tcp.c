@@ -3,6 +3,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bvec.h>
 #include <linux/crc32c.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -27,12 +28,20 @@
  * enum ixt_tcp_recv_state - what the receive path reads next
  * @IXT_TCP_RECV_BHS: the 48-byte Basic Header Segment.
  * @IXT_TCP_RECV_HDR_REST: the AHSs and the header digest, if any.
- * @IXT_TCP_RECV_DATA: the data segment, its padding and the data digest.
+ * @IXT_TCP_RECV_HDR_CORE: nothing: the core decides where the data
+ *	segment goes (ixt_conn_rx_hdr()), which it may put off.
+ * @IXT_TCP_RECV_DATA: the data segment, into a buffer of its own
+ *	together with its padding and data digest, into the pages the core
+ *	named, or nowhere when it is discarded (with the padding and digest).
+ * @IXT_TCP_RECV_TRAILER: the padding and data digest of a data segment
+ *	received into the core's pages.
  */
 enum ixt_tcp_recv_state {
 	IXT_TCP_RECV_BHS,
 	IXT_TCP_RECV_HDR_REST,
+	IXT_TCP_RECV_HDR_CORE,
 	IXT_TCP_RECV_DATA,
+	IXT_TCP_RECV_TRAILER,
 };
 
 /**
@@ -43,13 +52,14 @@ enum ixt_tcp_recv_state {
  * @write_space: likewise.
  * @state_change: likewise.
  * @rx_work: receives and dispatches PDUs; the only reader of the socket.
+ *	Delayed only when the core puts a PDU off (no free cache lines).
  * @tx_work: sends queued PDUs; the only writer of the socket.
  * @rcv_state: receive state; rx work only, like every @rcv_* and @rx_*.
- * @rcv_buf: where the part being received goes.
- * @rcv_len: bytes of the part being received.
- * @rcv_off: bytes of it received so far.
+ * @rcv_msg: the part being received: its iterator says what is left.
+ * @rcv_kvec: the buffer of a part received into memory of our own.
  * @rx_pdu: the PDU being received.
  * @rx_hdr: the BHS, the AHSs and the header digest as received.
+ * @rx_trailer: the padding and data digest of an in-place data segment.
  * @tx_lock: protects @tx_queue and @tx_dead.
  * @tx_queue: PDUs waiting to be sent.
  * @tx_dead: set at shutdown: queued PDUs are freed, not sent.
@@ -64,15 +74,15 @@ struct ixt_tcp_conn {
 	void (*data_ready)(struct sock *sk);
 	void (*write_space)(struct sock *sk);
 	void (*state_change)(struct sock *sk);
-	struct work_struct rx_work;
+	struct delayed_work rx_work;
 	struct work_struct tx_work;
 
 	enum ixt_tcp_recv_state rcv_state;
-	void *rcv_buf;
-	u32 rcv_len;
-	u32 rcv_off;
+	struct msghdr rcv_msg;
+	struct kvec rcv_kvec;
 	struct ixt_rx_pdu rx_pdu;
 	u8 rx_hdr[ISCSI_HDR_LEN + IXT_PDU_MAX_AHS_LEN + IXT_TCP_DIGEST_LEN];
+	u8 rx_trailer[ISCSI_PAD_LEN + IXT_TCP_DIGEST_LEN];
 
 	spinlock_t tx_lock;	/* protects tx_queue, tx_dead */
 	struct list_head tx_queue;
@@ -91,13 +101,42 @@ static inline struct ixt_tcp_conn *to_tcp_conn(struct ixt_conn *conn)
 	return container_of(conn, struct ixt_tcp_conn, conn);
 }
 
+static const u8 ixt_tcp_zero_pad[ISCSI_PAD_LEN];
+
 static __le32 ixt_tcp_crc(const void *buf, u32 len, u32 pad)
 {
-	static const u8 zero[ISCSI_PAD_LEN];
 	u32 crc = crc32c(~0, buf, len);
 
 	if (pad)
-		crc = crc32c(crc, zero, pad);
+		crc = crc32c(crc, ixt_tcp_zero_pad, pad);
+	return cpu_to_le32(~crc);
+}
+
+/*
+ * CRC32C of @len bytes from @off on in pages of the cache-line pool, then
+ * of @pad zero bytes. Those pages are never highmem: each bvec is one
+ * stretch of kernel virtual memory.
+ */
+static __le32 ixt_tcp_crc_bvec(const struct bio_vec *bv, u32 off, u32 len,
+			       u32 pad)
+{
+	u32 crc = ~0;
+
+	for (; len; bv++) {
+		u32 n;
+
+		if (off >= bv->bv_len) {
+			off -= bv->bv_len;
+			continue;
+		}
+		n = min(bv->bv_len - off, len);
+		crc = crc32c(crc, page_address(bv->bv_page) + bv->bv_offset + off,
+			     n);
+		len -= n;
+		off = 0;
+	}
+	if (pad)
+		crc = crc32c(crc, ixt_tcp_zero_pad, pad);
 	return cpu_to_le32(~crc);
 }
 
@@ -113,7 +152,7 @@ static void ixt_tcp_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	tc = sk->sk_user_data;
 	if (tc)
-		queue_work(ixt_wq, &tc->rx_work);
+		queue_delayed_work(ixt_wq, &tc->rx_work, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -159,9 +198,8 @@ static void ixt_tcp_rcv_expect(struct ixt_tcp_conn *tc,
 			       u32 len)
 {
 	tc->rcv_state = state;
-	tc->rcv_buf = buf;
-	tc->rcv_len = len;
-	tc->rcv_off = 0;
+	tc->rcv_kvec = (struct kvec){ buf, len };
+	iov_iter_kvec(&tc->rcv_msg.msg_iter, ITER_DEST, &tc->rcv_kvec, 1, len);
 }
 
 static void ixt_tcp_rcv_reset(struct ixt_tcp_conn *tc)
@@ -174,20 +212,15 @@ static void ixt_tcp_rcv_reset(struct ixt_tcp_conn *tc)
 /* Reads what is there of the current part: 0 when complete, -EAGAIN, ... */
 static int ixt_tcp_rcv_part(struct ixt_tcp_conn *tc)
 {
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kvec iov;
 	int ret;
 
-	while (tc->rcv_off < tc->rcv_len) {
-		iov.iov_base = tc->rcv_buf + tc->rcv_off;
-		iov.iov_len = tc->rcv_len - tc->rcv_off;
-		ret = kernel_recvmsg(tc->sock, &msg, &iov, 1, iov.iov_len,
-				     msg.msg_flags);
+	while (iov_iter_count(&tc->rcv_msg.msg_iter)) {
+		tc->rcv_msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		ret = sock_recvmsg(tc->sock, &tc->rcv_msg, tc->rcv_msg.msg_flags);
 		if (ret == 0)
 			return -ECONNRESET;
 		if (ret < 0)
 			return ret;
-		tc->rcv_off += ret;
 	}
 	return 0;
 }
@@ -226,8 +259,6 @@ static int ixt_tcp_rcv_hdr_rest(struct ixt_tcp_conn *tc)
 	struct ixt_conn *conn = &tc->conn;
 	struct iscsi_hdr *hdr = (struct iscsi_hdr *)tc->rx_hdr;
 	u32 hlen = ISCSI_HDR_LEN + ixt_pdu_ahs_len(hdr);
-	u32 dlength = ixt_pdu_dlength(hdr);
-	u32 len;
 
 	if (conn->digests & IXT_PDU_HDIGEST &&
 	    get_unaligned((__le32 *)(tc->rx_hdr + hlen)) !=
@@ -239,31 +270,90 @@ static int ixt_tcp_rcv_hdr_rest(struct ixt_tcp_conn *tc)
 	memcpy(&tc->rx_pdu.hdr, hdr, ISCSI_HDR_LEN);
 	tc->rx_pdu.ahs = hlen > ISCSI_HDR_LEN ? tc->rx_hdr + ISCSI_HDR_LEN :
 					       NULL;
-	tc->rx_pdu.dlength = dlength;
-	if (!dlength)
+	tc->rx_pdu.dlength = ixt_pdu_dlength(hdr);
+	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_HDR_CORE, NULL, 0);
+	return 0;
+}
+
+/* Bytes of padding and data digest that follow a data segment. */
+static u32 ixt_tcp_trailer_len(struct ixt_tcp_conn *tc)
+{
+	u32 len = ixt_pdu_pad_len(tc->rx_pdu.dlength);
+
+	if (tc->conn.digests & IXT_PDU_DDIGEST)
+		len += IXT_TCP_DIGEST_LEN;
+	return len;
+}
+
+/* The core has seen the header: set up the receipt of the data segment. */
+static int ixt_tcp_rcv_hdr_core(struct ixt_tcp_conn *tc)
+{
+	struct ixt_rx_pdu *pdu = &tc->rx_pdu;
+	u32 len;
+	int ret;
+
+	ret = ixt_conn_rx_hdr(&tc->conn, pdu);
+	if (ret)
+		return ret;
+	if (!pdu->dlength)
 		return 1;
 
-	len = dlength + ixt_pdu_pad_len(dlength);
-	if (conn->digests & IXT_PDU_DDIGEST)
-		len += IXT_TCP_DIGEST_LEN;
-	tc->rx_pdu.data = kvmalloc(len, GFP_KERNEL);
-	if (!tc->rx_pdu.data)
-		return -ENOMEM;
-	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_DATA, tc->rx_pdu.data, len);
+	len = pdu->dlength + ixt_tcp_trailer_len(tc);
+	tc->rcv_state = IXT_TCP_RECV_DATA;
+	if (pdu->discard) {
+		iov_iter_discard(&tc->rcv_msg.msg_iter, ITER_DEST, len);
+	} else if (pdu->bvec) {
+		iov_iter_bvec(&tc->rcv_msg.msg_iter, ITER_DEST, pdu->bvec,
+			      pdu->nr_bvec, pdu->bvec_off + pdu->dlength);
+		iov_iter_advance(&tc->rcv_msg.msg_iter, pdu->bvec_off);
+	} else {
+		pdu->data = kvmalloc(len, GFP_KERNEL);
+		if (!pdu->data)
+			return -ENOMEM;
+		ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_DATA, pdu->data, len);
+	}
 	return 0;
 }
 
 static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
 {
-	struct ixt_conn *conn = &tc->conn;
-	u32 dlength = tc->rx_pdu.dlength;
+	struct ixt_rx_pdu *pdu = &tc->rx_pdu;
+	u32 dlength = pdu->dlength;
 	u32 pad = ixt_pdu_pad_len(dlength);
 
+	if (pdu->discard)
+		return 1;
+	if (pdu->bvec) {
+		ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_TRAILER, tc->rx_trailer,
+				   ixt_tcp_trailer_len(tc));
+		return 0;
+	}
 	/* The digest covers the padding too, as received. */
-	if (conn->digests & IXT_PDU_DDIGEST &&
-	    get_unaligned((__le32 *)(tc->rx_pdu.data + dlength + pad)) !=
-	    ixt_tcp_crc(tc->rx_pdu.data, dlength + pad, 0)) {
-		pr_err_ratelimited("%pISpc: data digest error\n", &conn->peer);
+	if (tc->conn.digests & IXT_PDU_DDIGEST &&
+	    get_unaligned((__le32 *)(pdu->data + dlength + pad)) !=
+	    ixt_tcp_crc(pdu->data, dlength + pad, 0)) {
+		pr_err_ratelimited("%pISpc: data digest error\n",
+				   &tc->conn.peer);
+		return -EBADMSG;
+	}
+	return 1;
+}
+
+static int ixt_tcp_rcv_trailer(struct ixt_tcp_conn *tc)
+{
+	struct ixt_rx_pdu *pdu = &tc->rx_pdu;
+	u32 pad = ixt_pdu_pad_len(pdu->dlength);
+	u32 crc;
+
+	if (!(tc->conn.digests & IXT_PDU_DDIGEST))
+		return 1;
+	crc = ~le32_to_cpu(ixt_tcp_crc_bvec(pdu->bvec, pdu->bvec_off,
+					    pdu->dlength, 0));
+	crc = ~crc32c(crc, tc->rx_trailer, pad);
+	if (get_unaligned((__le32 *)(tc->rx_trailer + pad)) !=
+	    cpu_to_le32(crc)) {
+		pr_err_ratelimited("%pISpc: data digest error\n",
+				   &tc->conn.peer);
 		return -EBADMSG;
 	}
 	return 1;
@@ -271,7 +361,8 @@ static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
 
 /*
  * Advances the receive state machine by one part. Returns 1 when a whole
- * PDU is in, 0 to go on, or a negative errno (-EAGAIN: wait for data).
+ * PDU is in, 0 to go on, or a negative errno (-EAGAIN: wait for data, or
+ * for the core when it put the header off).
  */
 static int ixt_tcp_rcv_step(struct ixt_tcp_conn *tc)
 {
@@ -286,8 +377,12 @@ static int ixt_tcp_rcv_step(struct ixt_tcp_conn *tc)
 		return ixt_tcp_rcv_bhs(tc);
 	case IXT_TCP_RECV_HDR_REST:
 		return ixt_tcp_rcv_hdr_rest(tc);
+	case IXT_TCP_RECV_HDR_CORE:
+		return ixt_tcp_rcv_hdr_core(tc);
 	case IXT_TCP_RECV_DATA:
 		return ixt_tcp_rcv_data(tc);
+	case IXT_TCP_RECV_TRAILER:
+		return ixt_tcp_rcv_trailer(tc);
 	}
 	return -EINVAL;
 }
@@ -300,16 +395,20 @@ static bool ixt_tcp_rx_stopped(struct ixt_conn *conn)
 
 static void ixt_tcp_rx_work(struct work_struct *work)
 {
-	struct ixt_tcp_conn *tc =
-		container_of(work, struct ixt_tcp_conn, rx_work);
+	struct ixt_tcp_conn *tc = container_of(to_delayed_work(work),
+					       struct ixt_tcp_conn, rx_work);
 	struct ixt_conn *conn = &tc->conn;
 	int budget = IXT_TCP_BUDGET;
 	int ret;
 
 	while (!ixt_tcp_rx_stopped(conn)) {
 		ret = ixt_tcp_rcv_step(tc);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN) {
+			/* The core waits for cache lines: look again soon. */
+			if (tc->rcv_state == IXT_TCP_RECV_HDR_CORE)
+				queue_delayed_work(ixt_wq, &tc->rx_work, 1);
 			return;
+		}
 		if (ret < 0) {
 			if (ret != -ECONNRESET)
 				pr_debug("%pISpc: receive failed: %d\n",
@@ -323,7 +422,7 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 		ixt_conn_rx_pdu(conn, &tc->rx_pdu);
 		ixt_tcp_rcv_reset(tc);
 		if (--budget == 0) {
-			queue_work(ixt_wq, &tc->rx_work);
+			queue_delayed_work(ixt_wq, &tc->rx_work, 0);
 			return;
 		}
 	}
@@ -333,36 +432,89 @@ static void ixt_tcp_rx_work(struct work_struct *work)
  * Transmit
  */
 
+static u32 ixt_tcp_tx_hdr_len(const struct ixt_tx_pdu *pdu)
+{
+	return ISCSI_HDR_LEN +
+	       (pdu->digests & IXT_PDU_HDIGEST ? IXT_TCP_DIGEST_LEN : 0);
+}
+
+static u32 ixt_tcp_tx_trailer_len(const struct ixt_tx_pdu *pdu)
+{
+	if (!pdu->dlength)
+		return 0;
+	return ixt_pdu_pad_len(pdu->dlength) +
+	       (pdu->digests & IXT_PDU_DDIGEST ? IXT_TCP_DIGEST_LEN : 0);
+}
+
+/*
+ * Points @msg at what is left of @tc->tx_cur's part that @tc->tx_off falls
+ * in: the header and its digest, the data segment, or the padding and the
+ * data digest. Pages of a data segment go to the network stack without a
+ * copy (MSG_SPLICE_PAGES); the rest is copied, being small or slab memory.
+ */
+static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
+			    struct kvec *iov, bool more)
+{
+	struct ixt_tx_pdu *pdu = tc->tx_cur;
+	u32 hlen = ixt_tcp_tx_hdr_len(pdu);
+	u32 tlen = ixt_tcp_tx_trailer_len(pdu);
+	u32 off = tc->tx_off;
+	int nr = 0;
+
+	if (off < hlen) {
+		iov[nr++] = (struct kvec){ &pdu->hdr, ISCSI_HDR_LEN };
+		if (hlen > ISCSI_HDR_LEN)
+			iov[nr++] = (struct kvec){ &tc->tx_digest.hdigest,
+						   IXT_TCP_DIGEST_LEN };
+		iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr, hlen);
+		if (pdu->dlength)
+			more = true;
+	} else if (off < hlen + pdu->dlength) {
+		off -= hlen;
+		if (pdu->bvec) {
+			iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, pdu->bvec,
+				      pdu->nr_bvec,
+				      pdu->bvec_off + pdu->dlength);
+			off += pdu->bvec_off;
+			msg->msg_flags |= MSG_SPLICE_PAGES;
+		} else {
+			iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
+			iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr,
+				      pdu->dlength);
+		}
+		if (tlen)
+			more = true;
+	} else {
+		u32 pad = ixt_pdu_pad_len(pdu->dlength);
+
+		off -= hlen + pdu->dlength;
+		if (pad)
+			iov[nr++] = (struct kvec){ tc->tx_digest.pad, pad };
+		if (tlen > pad)
+			iov[nr++] = (struct kvec){ &tc->tx_digest.ddigest,
+						   IXT_TCP_DIGEST_LEN };
+		iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr, tlen);
+	}
+	iov_iter_advance(&msg->msg_iter, off);
+	if (more)
+		msg->msg_flags |= MSG_MORE;
+}
+
 /* Sends what the socket takes of @tc->tx_cur: 0 when all is out. */
 static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 {
 	struct ixt_tx_pdu *pdu = tc->tx_cur;
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kvec iov[5];
-	u32 pad = ixt_pdu_pad_len(pdu->dlength);
-	size_t total = 0;
-	int nr = 0, i, ret;
+	u32 total = ixt_tcp_tx_hdr_len(pdu) + pdu->dlength +
+		    ixt_tcp_tx_trailer_len(pdu);
+	struct kvec iov[2];
+	int ret;
 
-	iov[nr++] = (struct kvec){ &pdu->hdr, ISCSI_HDR_LEN };
-	if (pdu->digests & IXT_PDU_HDIGEST)
-		iov[nr++] = (struct kvec){ &tc->tx_digest.hdigest,
-					   IXT_TCP_DIGEST_LEN };
-	if (pdu->dlength) {
-		iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
-		if (pad)
-			iov[nr++] = (struct kvec){ tc->tx_digest.pad, pad };
-		if (pdu->digests & IXT_PDU_DDIGEST)
-			iov[nr++] = (struct kvec){ &tc->tx_digest.ddigest,
-						   IXT_TCP_DIGEST_LEN };
-	}
-	for (i = 0; i < nr; i++)
-		total += iov[i].iov_len;
-
-	if (more)
-		msg.msg_flags |= MSG_MORE;
-	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, iov, nr, total);
-	iov_iter_advance(&msg.msg_iter, tc->tx_off);
 	while (tc->tx_off < total) {
+		struct msghdr msg = {
+			.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL,
+		};
+
+		ixt_tcp_tx_part(tc, &msg, iov, more);
 		ret = sock_sendmsg(tc->sock, &msg);
 		if (ret <= 0)
 			return ret ? ret : -EAGAIN;
@@ -394,7 +546,10 @@ static void ixt_tcp_prepare(struct ixt_tcp_conn *tc, struct ixt_tx_pdu *pdu)
 		tc->tx_digest.hdigest = ixt_tcp_crc(&pdu->hdr, ISCSI_HDR_LEN,
 						    0);
 	if (pdu->dlength && pdu->digests & IXT_PDU_DDIGEST)
-		tc->tx_digest.ddigest =
+		tc->tx_digest.ddigest = pdu->bvec ?
+			ixt_tcp_crc_bvec(pdu->bvec, pdu->bvec_off,
+					 pdu->dlength,
+					 ixt_pdu_pad_len(pdu->dlength)) :
 			ixt_tcp_crc(pdu->data, pdu->dlength,
 				    ixt_pdu_pad_len(pdu->dlength));
 }
@@ -472,7 +627,7 @@ static void ixt_tcp_shutdown(struct ixt_conn *conn)
 	spin_lock_bh(&tc->tx_lock);
 	tc->tx_dead = true;
 	spin_unlock_bh(&tc->tx_lock);
-	cancel_work_sync(&tc->rx_work);
+	cancel_delayed_work_sync(&tc->rx_work);
 	cancel_work_sync(&tc->tx_work);
 	kernel_sock_shutdown(tc->sock, SHUT_RDWR);
 }
@@ -533,7 +688,7 @@ static int ixt_tcp_set_sock(struct ixt_tcp_conn *tc)
 		sk->sk_state_change = ixt_tcp_state_change;
 		ixt_conn_start(&tc->conn);
 		/* Data may have arrived before the callbacks were in place. */
-		queue_work(ixt_wq, &tc->rx_work);
+		queue_delayed_work(ixt_wq, &tc->rx_work, 0);
 	}
 	write_unlock_bh(&sk->sk_callback_lock);
 	return ret;
@@ -558,7 +713,7 @@ int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock)
 	if (!tc)
 		return -ENOMEM;
 	tc->sock = sock;
-	INIT_WORK(&tc->rx_work, ixt_tcp_rx_work);
+	INIT_DELAYED_WORK(&tc->rx_work, ixt_tcp_rx_work);
 	INIT_WORK(&tc->tx_work, ixt_tcp_tx_work);
 	spin_lock_init(&tc->tx_lock);
 	INIT_LIST_HEAD(&tc->tx_queue);

@@ -3,18 +3,21 @@
  * iscsi_xt: the contract between the transport-neutral core (login,
  * sessions, PDU dispatch) and a transport (TCP now, iSER later).
  *
- * A transport delivers whole PDUs to the core with ixt_conn_rx_pdu() and
- * reports its end with ixt_conn_close(); the core hands it PDUs to send
- * through &struct ixt_transport_ops.
+ * A transport shows the core each PDU's header with ixt_conn_rx_hdr(),
+ * which says where its data segment goes, delivers the whole PDU with
+ * ixt_conn_rx_pdu() and reports its end with ixt_conn_close(); the core
+ * hands it PDUs to send through &struct ixt_transport_ops.
  */
 #ifndef _ISCSI_XT_TRANSPORT_H
 #define _ISCSI_XT_TRANSPORT_H
 
+#include <linux/bvec.h>
 #include <linux/list.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <scsi/iscsi_proto.h>
 
+struct ixt_cmd;
 struct ixt_conn;
 
 /**
@@ -23,8 +26,16 @@ struct ixt_conn;
  * @hdr: the BHS; the transport appends the header digest.
  * @data: the data segment, or %NULL; owned by the PDU, freed with it by
  *	ixt_tx_pdu_free().
- * @dlength: bytes at @data; the transport appends the padding and the
- *	data digest.
+ * @bvec: the data segment in pages, when @data is %NULL: @dlength bytes
+ *	from @bvec_off on in the @nr_bvec pages at @bvec, which the PDU does
+ *	not own. The transport may hand these pages to the network stack
+ *	without copying them.
+ * @nr_bvec: number of @bvec.
+ * @bvec_off: offset of the data segment in @bvec.
+ * @dlength: bytes of the data segment; the transport appends the padding
+ *	and the data digest.
+ * @cmd: set when the PDU is the response embedded in a command:
+ *	ixt_tx_pdu_free() then tells the command instead of freeing it.
  * @digests: IXT_PDU_HDIGEST and IXT_PDU_DDIGEST as in force when the
  *	PDU was queued, so that the final Login Response goes out without
  *	digests even though the connection turns them on right after it.
@@ -35,7 +46,11 @@ struct ixt_tx_pdu {
 	struct list_head entry;
 	struct iscsi_hdr hdr;
 	void *data;
+	const struct bio_vec *bvec;
+	u32 nr_bvec;
+	u32 bvec_off;
 	u32 dlength;
+	struct ixt_cmd *cmd;
 	unsigned int digests;
 	bool close;
 };
@@ -44,19 +59,36 @@ struct ixt_tx_pdu {
  * struct ixt_rx_pdu - a PDU received in full, as the core sees it
  * @hdr: the BHS, checked by ixt_pdu_check_bhs() unless @reject is set.
  * @ahs: the AHSs (TotalAHSLength bytes), or %NULL.
- * @data: the data segment without padding, or %NULL.
- * @dlength: bytes at @data.
- * @reject: non-zero when ixt_pdu_check_bhs() refused the header: the
- *	reject reason. The data segment was read and is to be ignored.
+ * @data: the data segment without padding, or %NULL; %NULL too when it
+ *	went to @bvec or was discarded.
+ * @dlength: bytes of the data segment.
+ * @bvec: set by ixt_conn_rx_hdr() to receive the data segment in place:
+ *	@dlength bytes from @bvec_off on in the @nr_bvec pages at @bvec.
+ *	%NULL: the transport receives it into @data.
+ * @nr_bvec: number of @bvec.
+ * @bvec_off: where the data segment starts in @bvec.
+ * @cmd: the command the PDU belongs to; the core's, set by
+ *	ixt_conn_rx_hdr().
+ * @reject: non-zero when the header was refused: the reject reason. The
+ *	data segment was read and is to be ignored.
+ * @discard: set by ixt_conn_rx_hdr(): read the data segment and drop it.
+ * @ignore: set by ixt_conn_rx_hdr(): the core has dealt with the PDU at
+ *	its header; ixt_conn_rx_pdu() does nothing more with it.
  *
- * Owned by the transport: valid only during ixt_conn_rx_pdu().
+ * Owned by the transport, which zeroes it before each PDU.
  */
 struct ixt_rx_pdu {
 	struct iscsi_hdr hdr;
 	u8 *ahs;
 	u8 *data;
 	u32 dlength;
+	const struct bio_vec *bvec;
+	u32 nr_bvec;
+	u32 bvec_off;
+	struct ixt_cmd *cmd;
 	u8 reject;
+	bool discard;
+	bool ignore;
 };
 
 /**

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_xt: a SCSI command of a session, shared by the command glue
+ * (cmd.c) and the Data-Out path (dataout.c).
+ *
+ * Lifetime: a command is freed when its reference count drops to zero.
+ * The target core holds one from target_init_cmd() until it calls
+ * ixt_release_cmd(); the data phase of a write holds another until the
+ * last Data-Out the command expects is in (or the connection goes). The
+ * core's own reference counting (se_cmd.cmd_kref, with TARGET_SCF_ACK_KREF)
+ * decides when ixt_release_cmd() is called: after check_stop_free and
+ * after the response embedded in the command has been sent or dropped.
+ */
+#ifndef _ISCSI_XT_CMD_H
+#define _ISCSI_XT_CMD_H
+
+#include <linux/bvec.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+#include <target/target_core_base.h>
+#include <iscsi_xt/dpt.h>
+#include <iscsi_xt/holes.h>
+
+#include "transport.h"
+
+/* What a command carries inline: 256 KiB in 32 KiB lines, any start. */
+#define IXT_CMD_INLINE_LINES	9
+#define IXT_CMD_INLINE_ENTRIES	16
+/* Islands of out-of-order Data-Out one command may hold. */
+#define IXT_CMD_RANGES		16
+
+/* &struct ixt_cmd.flags bits */
+#define IXT_CMD_F_WRITE_PENDING	0	/* the core waits for the data */
+#define IXT_CMD_F_SLOT		1	/* holds a slot of its connection */
+#define IXT_CMD_F_DATA_PHASE	2	/* in the slot, holds a reference */
+
+/**
+ * struct ixt_cmd - a SCSI command of a session
+ * @se_cmd: the target core's command.
+ * @conn: the connection the command came on; its release waits for
+ *	every command of its session, so it outlives them.
+ * @ref: references, see the top of this file.
+ * @flags: IXT_CMD_F_* bits; changed by the receive path only.
+ * @itt: Initiator Task Tag.
+ * @slot: index in the connection's slots, with %IXT_CMD_F_SLOT: the low
+ *	bits of the command's Target Transfer Tags.
+ * @unsol_entry: on the connection's unsol_cmds while unsolicited Data-Out
+ *	is expected.
+ * @unsol_datasn: DataSN the next unsolicited Data-Out must carry.
+ * @r2t_sn: R2TSN of the next R2T.
+ * @dpt: the data-pointer table over @lines.
+ * @place: where the Data-Out PDU being received goes (receive path).
+ * @lines: the cache lines of the buffer, from the pool.
+ * @nr_lines: number of @lines; 0 for a command without data.
+ * @datasn: DataSN each solicited entry of @dpt expects next.
+ * @sgl: the buffer as the target core sees it.
+ * @sg_nents: number of @sgl.
+ * @bvec: the buffer as the transports see it: one bvec per line, the
+ *	first starting where the buffer does.
+ * @big: the arrays, when the command needs more than what it carries
+ *	inline; %NULL otherwise.
+ * @ranges: which bytes arrived, with DataPDUInOrder=No.
+ * @range: storage of @ranges.
+ * @rsp: the PDU that carries the command's status, sent once.
+ * @rsp_data: data segment of @rsp: SenseLength and sense data.
+ * @sense: sense buffer for the target core.
+ * @inl: storage of the arrays for commands that fit.
+ */
+struct ixt_cmd {
+	struct se_cmd se_cmd;
+	struct ixt_conn *conn;
+	refcount_t ref;
+	unsigned long flags;
+	itt_t itt;
+	u32 slot;
+	struct list_head unsol_entry;
+	u32 unsol_datasn;
+	u32 r2t_sn;
+	struct ixt_dpt dpt;
+	struct ixt_dpt_place place;
+	struct ixt_dpt_line *lines;
+	u32 nr_lines;
+	u32 *datasn;
+	struct scatterlist *sgl;
+	u32 sg_nents;
+	struct bio_vec *bvec;
+	void *big;
+	struct ixt_ranges ranges;
+	struct ixt_range range[IXT_CMD_RANGES];
+	struct ixt_tx_pdu rsp;
+	u8 rsp_data[2 + TRANSPORT_SENSE_BUFFER];
+	unsigned char sense[TRANSPORT_SENSE_BUFFER];
+	struct {
+		struct ixt_dpt_line lines[IXT_CMD_INLINE_LINES];
+		struct ixt_dpt_entry entries[IXT_CMD_INLINE_ENTRIES];
+		u32 datasn[IXT_CMD_INLINE_ENTRIES];
+		struct scatterlist sgl[IXT_CMD_INLINE_LINES];
+		struct bio_vec bvec[IXT_CMD_INLINE_LINES];
+	} inl;
+};
+
+static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
+{
+	return container_of(se_cmd, struct ixt_cmd, se_cmd);
+}
+
+/* An Initiator Task Tag as a number, for messages. */
+static inline u32 ixt_itt(itt_t itt)
+{
+	return be32_to_cpu((__force __be32)itt);
+}
+
+/* cmd.c */
+void ixt_cmd_put(struct ixt_cmd *cmd);
+
+/* dataout.c */
+int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);
+void ixt_dataout_slot_put(struct ixt_conn *conn, struct ixt_cmd *cmd);
+void ixt_dataout_slots_free(struct ixt_conn *conn);
+void ixt_dataout_start(struct ixt_cmd *cmd);
+void ixt_dataout_settle(struct ixt_cmd *cmd);
+void ixt_dataout_end(struct ixt_cmd *cmd);
+void ixt_dataout_send_r2ts(struct ixt_cmd *cmd);
+
+#endif /* _ISCSI_XT_CMD_H */

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: the Data-Out side of writes: command slots, R2Ts, and Data-Out
+ * PDUs received in place through the data-pointer table.
+ *
+ * Everything here runs in the receive path of the command's connection
+ * (Data-Out must come on the connection of its command), or in its
+ * release work once the receive path has stopped: the slots and the
+ * list of commands expecting unsolicited data need no lock.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_fabric.h>
+
+#include "cmd.h"
+#include "conn.h"
+
+/* Slots beyond the command window, for immediate commands. */
+#define IXT_DATAOUT_SLOTS_EXTRA	16
+
+/**
+ * ixt_dataout_slot_get() - give a write a slot of its connection
+ * @conn: the connection.
+ * @cmd: the write, which expects Data-Out.
+ *
+ * The slot is the low half of the command's Target Transfer Tags. The
+ * slots are allocated at the first write of the connection, for the
+ * session's command window.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: 0, -EBUSY when every slot is taken, or -ENOMEM.
+ */
+int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd)
+{
+	u32 slot;
+
+	if (!conn->slots) {
+		u32 n = conn->sess->cmdsn_depth + IXT_DATAOUT_SLOTS_EXTRA;
+
+		conn->slots = kvcalloc(n, sizeof(*conn->slots), GFP_KERNEL);
+		conn->slot_map = bitmap_zalloc(n, GFP_KERNEL);
+		if (!conn->slots || !conn->slot_map) {
+			ixt_dataout_slots_free(conn);
+			return -ENOMEM;
+		}
+		conn->nr_slots = n;
+	}
+	slot = find_first_zero_bit(conn->slot_map, conn->nr_slots);
+	if (slot >= conn->nr_slots)
+		return -EBUSY;
+	__set_bit(slot, conn->slot_map);
+	cmd->slot = slot;
+	set_bit(IXT_CMD_F_SLOT, &cmd->flags);
+	return 0;
+}
+
+/**
+ * ixt_dataout_slot_put() - give a command's slot back, if it has one
+ * @conn: the connection.
+ * @cmd: the command.
+ *
+ * Context: Process context (the receive path or the release work).
+ */
+void ixt_dataout_slot_put(struct ixt_conn *conn, struct ixt_cmd *cmd)
+{
+	if (!test_and_clear_bit(IXT_CMD_F_SLOT, &cmd->flags))
+		return;
+	conn->slots[cmd->slot] = NULL;
+	__clear_bit(cmd->slot, conn->slot_map);
+}
+
+/**
+ * ixt_dataout_slots_free() - free the slots of a connection
+ * @conn: the connection, none of whose slots is taken.
+ *
+ * Context: Process context.
+ */
+void ixt_dataout_slots_free(struct ixt_conn *conn)
+{
+	kvfree(conn->slots);
+	bitmap_free(conn->slot_map);
+	conn->slots = NULL;
+	conn->slot_map = NULL;
+	conn->nr_slots = 0;
+}
+
+/**
+ * ixt_dataout_start() - a write enters its data phase
+ * @cmd: the write, with a slot, handed to the target core.
+ *
+ * Its Target Transfer Tags find it from now on, and so does the ITT of
+ * its unsolicited Data-Out; the data phase holds a reference on it.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_start(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->conn;
+
+	refcount_inc(&cmd->ref);
+	set_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags);
+	conn->slots[cmd->slot] = cmd;
+	if (cmd->dpt.unsol_received < cmd->dpt.unsol_len)
+		list_add_tail(&cmd->unsol_entry, &conn->unsol_cmds);
+}
+
+/**
+ * ixt_dataout_end() - a write leaves its data phase
+ * @cmd: the write; may be freed here, unless the caller holds a
+ *	reference (the target core's counts).
+ *
+ * Context: Process context (the receive path or the release work).
+ */
+void ixt_dataout_end(struct ixt_cmd *cmd)
+{
+	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+		return;
+	list_del_init(&cmd->unsol_entry);
+	ixt_dataout_slot_put(cmd->conn, cmd);
+	ixt_cmd_put(cmd);
+}
+
+/**
+ * ixt_dataout_settle() - end a data phase nobody waits for any more
+ * @cmd: a write in its data phase, or out of it.
+ *
+ * When the target core answered a write without asking for its data
+ * (an unknown LUN, a reservation conflict...), the write only waits for
+ * the unsolicited data the initiator sends anyway, and then ends.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_settle(struct ixt_cmd *cmd)
+{
+	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
+	    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) &&
+	    cmd->dpt.unsol_received == cmd->dpt.unsol_len)
+		ixt_dataout_end(cmd);
+}
+
+/**
+ * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
+ * @cmd: a write the target core waits for.
+ *
+ * Each R2T asks for one entry of the data-pointer table: one piece of
+ * one cache line, at most MaxBurstLength bytes.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->conn;
+	struct iscsi_r2t_rsp *hdr;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_tx_pdu *pdu;
+
+	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
+		pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
+		if (!pdu) {
+			ixt_conn_close(conn);
+			return;
+		}
+		hdr = (struct iscsi_r2t_rsp *)&pdu->hdr;
+		hdr->opcode = ISCSI_OP_R2T;
+		hdr->flags = ISCSI_FLAG_CMD_FINAL;
+		int_to_scsilun(cmd->se_cmd.orig_fe_lun, &hdr->lun);
+		hdr->itt = cmd->itt;
+		hdr->ttt = cpu_to_be32(r2t.ttt);
+		hdr->r2tsn = cpu_to_be32(cmd->r2t_sn++);
+		hdr->data_offset = cpu_to_be32(r2t.offset);
+		hdr->data_length = cpu_to_be32(r2t.length);
+		ixt_conn_queue_resp(conn, pdu, false);
+	}
+}
+
+static struct ixt_cmd *ixt_dataout_find_unsol(struct ixt_conn *conn,
+					      itt_t itt)
+{
+	struct ixt_cmd *cmd;
+
+	list_for_each_entry(cmd, &conn->unsol_cmds, unsol_entry)
+		if (cmd->itt == itt)
+			return cmd;
+	return NULL;
+}
+
+/* Finds the write a Data-Out is for, and where its data goes. */
+static int ixt_dataout_place(struct ixt_conn *conn,
+			     const struct iscsi_data *hdr, u32 len,
+			     struct ixt_cmd **cmdp)
+{
+	u32 ttt = be32_to_cpu(hdr->ttt), offset = be32_to_cpu(hdr->offset);
+	u32 datasn = be32_to_cpu(hdr->datasn);
+	bool final = hdr->flags & ISCSI_FLAG_CMD_FINAL;
+	struct ixt_cmd *cmd = NULL;
+	u32 slot;
+	int ret;
+
+	if (ttt == ISCSI_RESERVED_TAG) {
+		cmd = ixt_dataout_find_unsol(conn, hdr->itt);
+		*cmdp = cmd;
+		if (!cmd)
+			return -ENOENT;
+		ret = ixt_dpt_place_unsol(&cmd->dpt, offset, len, final,
+					  &cmd->place);
+		if (!ret && datasn != cmd->unsol_datasn)
+			ret = -EPROTO;
+		return ret;
+	}
+	if (!ixt_dpt_ttt_slot(ttt, conn->nr_slots, &slot))
+		cmd = conn->slots[slot];
+	*cmdp = cmd;
+	if (!cmd || cmd->itt != hdr->itt)
+		return -EPROTO;
+	ret = ixt_dpt_place(&cmd->dpt, ttt, offset, len, final, &cmd->place);
+	if (!ret && datasn != cmd->datasn[cmd->place.entry])
+		ret = -EPROTO;
+	return ret;
+}
+
+/**
+ * ixt_dataout_rx_hdr() - place a Data-Out PDU from its header
+ * @conn: the connection, in full feature phase of a normal session.
+ * @pdu: the Data-Out, its BHS checked; its data not received yet.
+ *
+ * The data goes straight into the cache lines of its entry of the
+ * data-pointer table, once the Target Transfer Tag, the offset, the
+ * length, DataSN and the F bit are found right. Unsolicited data for a
+ * command that is not expecting it (one refused at its header) is
+ * dropped; anything else wrong is a protocol error: a Reject, and the
+ * connection closes (ErrorRecoveryLevel 0).
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: 0.
+ */
+int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	const struct iscsi_data *hdr = (const struct iscsi_data *)&pdu->hdr;
+	struct ixt_cmd *cmd;
+	int ret;
+
+	ret = ixt_dataout_place(conn, hdr, pdu->dlength, &cmd);
+	if (ret == -ENOENT) {
+		pr_debug("%s: unsolicited Data-Out for ITT 0x%08x dropped\n",
+			 conn->sess->initiator, ixt_itt(hdr->itt));
+		pdu->discard = true;
+		pdu->ignore = true;
+		return 0;
+	}
+	if (ret) {
+		pr_err_ratelimited("%s: bad Data-Out: ITT 0x%08x TTT 0x%08x offset %u length %u DataSN %u%s\n",
+				   conn->sess->initiator,
+				   ixt_itt(hdr->itt), be32_to_cpu(hdr->ttt),
+				   be32_to_cpu(hdr->offset), pdu->dlength,
+				   be32_to_cpu(hdr->datasn),
+				   cmd ? "" : " (no such transfer)");
+		pdu->discard = true;
+		pdu->ignore = true;
+		ixt_conn_fail(conn, &pdu->hdr, cmd ?
+			      ISCSI_REASON_PROTOCOL_ERROR :
+			      IXT_REASON_INVALID_PDU_FIELD);
+		return 0;
+	}
+	pdu->bvec = cmd->bvec;
+	pdu->nr_bvec = cmd->nr_lines;
+	pdu->bvec_off = be32_to_cpu(hdr->offset);
+	pdu->cmd = cmd;
+	return 0;
+}
+
+/**
+ * ixt_dataout_rx() - a Data-Out PDU is in place
+ * @conn: the connection.
+ * @pdu: the Data-Out placed by ixt_dataout_rx_hdr().
+ *
+ * Counts the data in; solicits more when an R2T is answered in full, and
+ * runs the write when its last byte is in.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct ixt_cmd *cmd = pdu->cmd;
+	bool solicited = cmd->place.solicited;
+	u32 entry = cmd->place.entry;
+
+	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
+		pr_err_ratelimited("%s: Data-Out of ITT 0x%08x too scattered\n",
+				   conn->sess->initiator,
+				   ixt_itt(cmd->itt));
+		ixt_conn_fail(conn, &pdu->hdr, ISCSI_REASON_PROTOCOL_ERROR);
+		return;
+	}
+	if (solicited) {
+		cmd->datasn[entry]++;
+	} else {
+		cmd->unsol_datasn++;
+		if (cmd->dpt.unsol_received == cmd->dpt.unsol_len)
+			list_del_init(&cmd->unsol_entry);
+	}
+	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags)) {
+		ixt_dataout_settle(cmd);
+		return;
+	}
+	if (ixt_dpt_is_complete(&cmd->dpt)) {
+		/* The target core's reference keeps the command. */
+		ixt_dataout_end(cmd);
+		target_execute_cmd(&cmd->se_cmd);
+		return;
+	}
+	ixt_dataout_send_r2ts(cmd);
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: the cache-line pool.
+ *
+ * Every line is allocated when the module loads, as one compound page of
+ * line_size bytes. Free lines sit in small per-CPU caches and in a global
+ * stack; a command takes all the lines it needs at once or none.
+ *
+ * A line whose pages the network stack still references when it comes
+ * back (Data-In is sent with MSG_SPLICE_PAGES, and TCP holds the pages
+ * until the peer acknowledges them) is parked as "in flight" and reused
+ * only once the stack has let go, so that a retransmission never sends
+ * the data of a later command.
+ *
+ * Locking: each per-CPU cache has its own spinlock; the global stack, the
+ * in-flight lines and the statistics are under ixt_pool.lock. When both
+ * are needed, the global lock is taken first. Every lock is taken with
+ * interrupts off: lines come back from whatever context frees a command.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "iscsi_xt.h"
+#include "pool.h"
+
+/* Lines one CPU keeps for itself. */
+#define IXT_POOL_CACHE		64
+
+static unsigned int line_size = 32768;
+module_param(line_size, uint, 0444);
+MODULE_PARM_DESC(line_size,
+		 "Bytes per cache line of command buffers: a power of two, at least PAGE_SIZE (default 32768)");
+
+static unsigned int pool_mb = 64;
+module_param(pool_mb, uint, 0444);
+MODULE_PARM_DESC(pool_mb,
+		 "MiB of cache lines allocated at load for command buffers (default 64, at least twice the largest command)");
+
+struct ixt_pool_cache {
+	spinlock_t lock;	/* protects nr, idx */
+	u32 nr;
+	u32 idx[IXT_POOL_CACHE];
+};
+
+static struct {
+	spinlock_t lock;	/* protects free, nr_free, busy, nr_busy, exhausted */
+	struct page **pages;
+	u32 nr;
+	u8 shift;
+	u32 *free;
+	u32 nr_free;
+	u32 *busy;
+	u32 nr_busy;
+	u64 exhausted;
+	struct ixt_pool_cache __percpu *cache;
+	struct dentry *debugfs;
+} ixt_pool;
+
+static bool ixt_pool_line_busy(u32 idx)
+{
+	return page_count(ixt_pool.pages[idx]) != 1;
+}
+
+static void ixt_pool_fill(struct ixt_dpt_line *line, u32 idx)
+{
+	line->addr = (u64)(uintptr_t)page_address(ixt_pool.pages[idx]);
+	line->handle = idx;
+}
+
+/* Moves the in-flight lines the network stack let go of back to free. */
+static void ixt_pool_reclaim(void)
+{
+	u32 i = 0;
+
+	lockdep_assert_held(&ixt_pool.lock);
+	while (i < ixt_pool.nr_busy) {
+		u32 idx = ixt_pool.busy[i];
+
+		if (ixt_pool_line_busy(idx)) {
+			i++;
+			continue;
+		}
+		ixt_pool.free[ixt_pool.nr_free++] = idx;
+		ixt_pool.busy[i] = ixt_pool.busy[--ixt_pool.nr_busy];
+	}
+}
+
+/* Empties every CPU's cache into the global stack. */
+static void ixt_pool_steal(void)
+{
+	int cpu;
+
+	lockdep_assert_held(&ixt_pool.lock);
+	for_each_possible_cpu(cpu) {
+		struct ixt_pool_cache *c = per_cpu_ptr(ixt_pool.cache, cpu);
+
+		spin_lock(&c->lock);
+		while (c->nr)
+			ixt_pool.free[ixt_pool.nr_free++] = c->idx[--c->nr];
+		spin_unlock(&c->lock);
+	}
+}
+
+static int ixt_pool_get_slow(struct ixt_dpt_line *lines, u32 n)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&ixt_pool.lock, flags);
+	if (ixt_pool.nr_free < n)
+		ixt_pool_reclaim();
+	if (ixt_pool.nr_free < n)
+		ixt_pool_steal();
+	if (ixt_pool.nr_free < n) {
+		ixt_pool.exhausted++;
+		spin_unlock_irqrestore(&ixt_pool.lock, flags);
+		return -EAGAIN;
+	}
+	for (i = 0; i < n; i++)
+		ixt_pool_fill(&lines[i], ixt_pool.free[--ixt_pool.nr_free]);
+	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+	return 0;
+}
+
+/**
+ * ixt_pool_get() - take cache lines for a command
+ * @lines: where to store them.
+ * @n: how many; at most ixt_pool_max_lines().
+ *
+ * All or nothing: on failure no line is taken.
+ *
+ * Context: Any context.
+ * Return: 0, -EAGAIN when fewer than @n lines are free now (lines come
+ * back as commands complete: try again later), or -E2BIG when @n exceeds
+ * what one command may take.
+ */
+int ixt_pool_get(struct ixt_dpt_line *lines, u32 n)
+{
+	struct ixt_pool_cache *c;
+	unsigned long flags;
+	u32 i;
+
+	if (n > ixt_pool_max_lines())
+		return -E2BIG;
+	local_irq_save(flags);
+	c = this_cpu_ptr(ixt_pool.cache);
+	spin_lock(&c->lock);
+	if (c->nr >= n) {
+		for (i = 0; i < n; i++)
+			ixt_pool_fill(&lines[i], c->idx[--c->nr]);
+		spin_unlock(&c->lock);
+		local_irq_restore(flags);
+		return 0;
+	}
+	spin_unlock(&c->lock);
+	local_irq_restore(flags);
+	return ixt_pool_get_slow(lines, n);
+}
+
+/**
+ * ixt_pool_put() - give back the cache lines of a command
+ * @lines: the lines, as ixt_pool_get() gave them.
+ * @n: how many.
+ *
+ * Context: Any context.
+ */
+void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n)
+{
+	struct ixt_pool_cache *c;
+	unsigned long flags;
+	u32 i = 0;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(ixt_pool.cache);
+	spin_lock(&c->lock);
+	while (i < n && c->nr < IXT_POOL_CACHE &&
+	       !ixt_pool_line_busy(lines[i].handle))
+		c->idx[c->nr++] = lines[i++].handle;
+	spin_unlock(&c->lock);
+	if (i < n) {
+		spin_lock(&ixt_pool.lock);
+		for (; i < n; i++) {
+			u32 idx = lines[i].handle;
+
+			if (ixt_pool_line_busy(idx))
+				ixt_pool.busy[ixt_pool.nr_busy++] = idx;
+			else
+				ixt_pool.free[ixt_pool.nr_free++] = idx;
+		}
+		spin_unlock(&ixt_pool.lock);
+	}
+	local_irq_restore(flags);
+}
+
+/**
+ * ixt_pool_page() - the first page of a cache line
+ * @line: the line, as ixt_pool_get() gave it.
+ *
+ * Context: Any context.
+ * Return: the head of the line's compound page.
+ */
+struct page *ixt_pool_page(const struct ixt_dpt_line *line)
+{
+	return ixt_pool.pages[line->handle];
+}
+
+/**
+ * ixt_pool_line_shift() - log2 of the cache-line size
+ *
+ * Context: Any context.
+ * Return: the shift, as &struct ixt_dpt_geom wants it.
+ */
+u8 ixt_pool_line_shift(void)
+{
+	return ixt_pool.shift;
+}
+
+/**
+ * ixt_pool_max_lines() - the most lines one command may take
+ *
+ * Enough for the largest transfer the fabric accepts
+ * (%IXT_MAX_XFER_LEN), starting anywhere in a line.
+ *
+ * Context: Any context.
+ * Return: the number of lines.
+ */
+u32 ixt_pool_max_lines(void)
+{
+	return (IXT_MAX_XFER_LEN >> ixt_pool.shift) + 1;
+}
+
+/**
+ * ixt_pool_stats() - take a snapshot of the pool's use
+ * @st: where to store it.
+ *
+ * Context: Any context.
+ */
+void ixt_pool_stats(struct ixt_pool_stats *st)
+{
+	unsigned long flags;
+	u32 cached = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cached += READ_ONCE(per_cpu_ptr(ixt_pool.cache, cpu)->nr);
+	spin_lock_irqsave(&ixt_pool.lock, flags);
+	st->line_size = 1U << ixt_pool.shift;
+	st->lines = ixt_pool.nr;
+	st->free = ixt_pool.nr_free + cached;
+	st->in_flight = ixt_pool.nr_busy;
+	st->exhausted = ixt_pool.exhausted;
+	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+}
+
+static int ixt_pool_show(struct seq_file *m, void *v)
+{
+	struct ixt_pool_stats st;
+
+	ixt_pool_stats(&st);
+	seq_printf(m, "line_size %u\nlines %u\nfree %u\nin_flight %u\nexhausted %llu\n",
+		   st.line_size, st.lines, st.free, st.in_flight,
+		   st.exhausted);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ixt_pool);
+
+static void ixt_pool_free_lines(void)
+{
+	u32 i;
+
+	for (i = 0; i < ixt_pool.nr; i++)
+		if (ixt_pool.pages[i])
+			__free_pages(ixt_pool.pages[i], ixt_pool.shift -
+				     PAGE_SHIFT);
+	kvfree(ixt_pool.pages);
+	kvfree(ixt_pool.free);
+	kvfree(ixt_pool.busy);
+	free_percpu(ixt_pool.cache);
+}
+
+/* Checks the module parameters and sizes the pool from them. */
+static int ixt_pool_size(void)
+{
+	u64 bytes = (u64)pool_mb << 20;
+
+	if (!is_power_of_2(line_size) || line_size < PAGE_SIZE ||
+	    line_size > IXT_MAX_XFER_LEN) {
+		pr_err("line_size=%u: must be a power of two from %lu to %u\n",
+		       line_size, PAGE_SIZE, IXT_MAX_XFER_LEN);
+		return -EINVAL;
+	}
+	ixt_pool.shift = ilog2(line_size);
+	if (bytes < 2 * (u64)ixt_pool_max_lines() * line_size) {
+		pr_err("pool_mb=%u: must hold twice the largest command, %u MiB\n",
+		       pool_mb, (2 * ixt_pool_max_lines() * line_size) >> 20);
+		return -EINVAL;
+	}
+	ixt_pool.nr = bytes >> ixt_pool.shift;
+	return 0;
+}
+
+/**
+ * ixt_pool_init() - allocate every cache line
+ *
+ * Context: Process context, module init.
+ * Return: 0, -EINVAL for bad module parameters, or -ENOMEM.
+ */
+int ixt_pool_init(void)
+{
+	unsigned int order;
+	int cpu, ret;
+	u32 i;
+
+	ret = ixt_pool_size();
+	if (ret)
+		return ret;
+	order = ixt_pool.shift - PAGE_SHIFT;
+	spin_lock_init(&ixt_pool.lock);
+	ixt_pool.pages = kvcalloc(ixt_pool.nr, sizeof(*ixt_pool.pages),
+				  GFP_KERNEL);
+	ixt_pool.free = kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
+	ixt_pool.busy = kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
+	ixt_pool.cache = alloc_percpu(struct ixt_pool_cache);
+	if (!ixt_pool.pages || !ixt_pool.free || !ixt_pool.busy ||
+	    !ixt_pool.cache)
+		goto out_nomem;
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(ixt_pool.cache, cpu)->lock);
+	for (i = 0; i < ixt_pool.nr; i++) {
+		ixt_pool.pages[i] = alloc_pages(GFP_KERNEL | __GFP_COMP |
+						__GFP_NOWARN, order);
+		if (!ixt_pool.pages[i])
+			goto out_nomem;
+		ixt_pool.free[ixt_pool.nr_free++] = i;
+	}
+	ixt_pool.debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("pool", 0444, ixt_pool.debugfs, NULL,
+			    &ixt_pool_fops);
+	pr_info("cache-line pool: %u lines of %u bytes\n", ixt_pool.nr,
+		line_size);
+	return 0;
+
+out_nomem:
+	pr_err("cache-line pool: no memory for %u MiB in %u-byte lines\n",
+	       pool_mb, line_size);
+	ixt_pool_free_lines();
+	return -ENOMEM;
+}
+
+/**
+ * ixt_pool_exit() - free every cache line
+ *
+ * Every command is gone by then, and so is every socket that could hold
+ * a line's pages.
+ *
+ * Context: Process context, module exit.
+ */
+void ixt_pool_exit(void)
+{
+	struct ixt_pool_stats st;
+
+	debugfs_remove_recursive(ixt_pool.debugfs);
+	ixt_pool_stats(&st);
+	WARN_ON(st.free + st.in_flight != st.lines);
+	ixt_pool_free_lines();
+}
