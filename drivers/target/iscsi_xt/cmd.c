@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -21,6 +22,9 @@
 #include "cmd.h"
 #include "conn.h"
 #include "pool.h"
+
+/* How long an aborted write waits for the target core to mark it. */
+#define IXT_CMD_ABORT_WAIT	(5 * HZ)
 
 static struct kmem_cache *ixt_cmd_cache;
 
@@ -254,6 +258,56 @@ void ixt_cmd_put(struct ixt_cmd *cmd)
 }
 
 /*
+ * A write waiting for Data-Out that a task management function aborts:
+ * the target core marks it aborted, then waits for the fabric, which owns
+ * a command in that state. Once the mark is there (or after a bound, in
+ * case the function did not reach it), completing it lets the core
+ * finish the abort without running the write.
+ */
+static void ixt_cmd_abort_work(struct work_struct *work)
+{
+	struct ixt_cmd *cmd = container_of(to_delayed_work(work),
+					   struct ixt_cmd, abort_work);
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	unsigned long flags;
+	bool aborted;
+
+	spin_lock_irqsave(&se_cmd->t_state_lock, flags);
+	aborted = se_cmd->transport_state & CMD_T_ABORTED;
+	spin_unlock_irqrestore(&se_cmd->t_state_lock, flags);
+	if (!aborted && time_before(jiffies, cmd->abort_deadline)) {
+		queue_delayed_work(ixt_wq, &cmd->abort_work, 1);
+		return;
+	}
+	target_complete_cmd(se_cmd, SAM_STAT_TASK_ABORTED);
+	ixt_cmd_put(cmd);
+}
+
+/**
+ * ixt_cmd_alloc() - allocate a command
+ * @conn: the connection it comes on.
+ * @itt: its Initiator Task Tag.
+ *
+ * Context: Process context.
+ * Return: the command, zeroed but for these and one reference, or %NULL.
+ */
+struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
+{
+	struct ixt_cmd *cmd;
+
+	cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
+	if (!cmd)
+		return NULL;
+	cmd->conn = conn;
+	cmd->itt = itt;
+	cmd->se_cmd.tag = ixt_itt(itt);
+	refcount_set(&cmd->ref, 1);
+	INIT_LIST_HEAD(&cmd->unsol_entry);
+	INIT_DELAYED_WORK(&cmd->abort_work, ixt_cmd_abort_work);
+	return cmd;
+}
+
+/*
  * Refuses a command at its header: its data segment is dropped, and so
  * will be the unsolicited Data-Out that may follow (their ITT is unknown).
  */
@@ -302,18 +356,14 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return 0;
 	}
 
-	cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
+	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
 		return -ENOMEM;
-	cmd->conn = conn;
-	cmd->itt = req->itt;
-	refcount_set(&cmd->ref, 1);
-	INIT_LIST_HEAD(&cmd->unsol_entry);
 
 	if (write && edtl > pdu->dlength) {
 		ret = ixt_dataout_slot_get(conn, cmd);
 		if (ret) {
-			kmem_cache_free(ixt_cmd_cache, cmd);
+			ixt_cmd_put(cmd);
 			if (ret != -EBUSY)
 				return ret;
 			ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
@@ -324,7 +374,7 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
 		if (ret) {
 			ixt_dataout_slot_put(conn, cmd);
-			kmem_cache_free(ixt_cmd_cache, cmd);
+			ixt_cmd_put(cmd);
 			if (ret != -EPROTO)
 				return ret;
 			pdu->reject = ISCSI_REASON_PROTOCOL_ERROR;
@@ -420,8 +470,15 @@ static u8 ixt_cmd_residual(struct se_cmd *se_cmd, __be32 *residual)
 	return 0;
 }
 
-/* The PDU that carries the status, embedded in the command. */
-static struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd)
+/**
+ * ixt_cmd_rsp_pdu() - the response PDU embedded in a command
+ * @cmd: the command, whose response has not been queued yet.
+ *
+ * Context: Any context.
+ * Return: the PDU, zeroed; ixt_tx_pdu_free() hands it back to
+ * ixt_cmd_rsp_done().
+ */
+struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd)
 {
 	struct ixt_tx_pdu *pdu = &cmd->rsp;
 
@@ -601,43 +658,24 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
 }
 
 /**
- * ixt_queue_tm_rsp() - answer a task management function
- * @se_cmd: never one of ours: task management is answered in
- *	ixt_cmd_tmf_rx() without the target core.
+ * ixt_cmd_abort_write() - a task management function aborts a write
+ *	that waits for Data-Out
+ * @cmd: the write, in its data phase, the core waiting for its data.
  *
- * Context: Any context.
- */
-void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
-{
-	WARN_ON_ONCE(1);
-}
-
-/**
- * ixt_cmd_tmf_rx() - answer a Task Management Function Request
- * @conn: the connection.
- * @pdu: the request.
- *
- * Task management is not implemented yet: every function is answered
- * "Task Management function not supported".
+ * No more R2Ts go out for it and it will not run; the Data-Out already
+ * solicited is still received (and dropped with the command), and the
+ * data phase ends when it is in or the connection goes.
  *
  * Context: Process context (the connection's receive path).
  */
-void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 {
-	struct iscsi_tm_rsp *rsp;
-	struct ixt_tx_pdu *tx;
-
-	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-	if (!tx) {
-		ixt_conn_close(conn);
+	if (test_and_set_bit(IXT_CMD_F_ABORTING, &cmd->flags))
 		return;
-	}
-	rsp = (struct iscsi_tm_rsp *)&tx->hdr;
-	rsp->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
-	rsp->flags = ISCSI_FLAG_CMD_FINAL;
-	rsp->response = ISCSI_TMF_RSP_NOT_SUPPORTED;
-	rsp->itt = pdu->hdr.itt;
-	ixt_conn_queue_resp(conn, tx, true);
+	refcount_inc(&cmd->ref);
+	cmd->abort_deadline = jiffies + IXT_CMD_ABORT_WAIT;
+	queue_delayed_work(ixt_wq, &cmd->abort_work, 0);
+	ixt_dataout_settle(cmd);
 }
 
 /**
@@ -646,8 +684,8 @@ void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
  *
  * A command whose header was in but not its immediate data never reached
  * the core: it is freed. A write that waits for Data-Out is completed
- * with TASK ABORTED, so that the core can let it go, and its data phase
- * ends. Called before the session waits for its commands.
+ * with TASK ABORTED (unless an abort does it already), so that the core
+ * can let it go, and its data phase ends. Called before the session waits for its commands.
  *
  * Context: Process context (the connection's release work).
  */
@@ -665,7 +703,8 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 		cmd = conn->slots[i];
 		if (!cmd)
 			continue;
-		if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
+		if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) &&
+		    !test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
 			target_complete_cmd(&cmd->se_cmd,
 					    SAM_STAT_TASK_ABORTED);
 		ixt_dataout_end(cmd);

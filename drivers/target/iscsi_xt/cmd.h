@@ -19,6 +19,7 @@
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <target/target_core_base.h>
 #include <iscsi_xt/dpt.h>
 #include <iscsi_xt/holes.h>
@@ -35,6 +36,7 @@
 #define IXT_CMD_F_WRITE_PENDING	0	/* the core waits for the data */
 #define IXT_CMD_F_SLOT		1	/* holds a slot of its connection */
 #define IXT_CMD_F_DATA_PHASE	2	/* in the slot, holds a reference */
+#define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
 
 /**
  * struct ixt_cmd - a SCSI command of a session
@@ -63,6 +65,9 @@
  *	inline; %NULL otherwise.
  * @ranges: which bytes arrived, with DataPDUInOrder=No.
  * @range: storage of @ranges.
+ * @abort_work: completes a write waiting for Data-Out that a task
+ *	management function aborts, once the target core has marked it.
+ * @abort_deadline: when @abort_work stops waiting for the mark.
  * @rsp: the PDU that carries the command's status, sent once.
  * @rsp_data: data segment of @rsp: SenseLength and sense data.
  * @sense: sense buffer for the target core.
@@ -87,6 +92,8 @@ struct ixt_cmd {
 	u32 sg_nents;
 	struct bio_vec *bvec;
 	void *big;
+	struct delayed_work abort_work;
+	unsigned long abort_deadline;
 	struct ixt_ranges ranges;
 	struct ixt_range range[IXT_CMD_RANGES];
 	struct ixt_tx_pdu rsp;
@@ -113,7 +120,10 @@ static inline u32 ixt_itt(itt_t itt)
 }
 
 /* cmd.c */
+struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt);
 void ixt_cmd_put(struct ixt_cmd *cmd);
+struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
+void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 
 /* dataout.c */
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);
@@ -123,5 +133,6 @@ void ixt_dataout_start(struct ixt_cmd *cmd);
 void ixt_dataout_settle(struct ixt_cmd *cmd);
 void ixt_dataout_end(struct ixt_cmd *cmd);
 void ixt_dataout_send_r2ts(struct ixt_cmd *cmd);
+struct ixt_cmd *ixt_dataout_find(struct ixt_conn *conn, itt_t itt);
 
 #endif /* _ISCSI_XT_CMD_H */

@@ -254,18 +254,20 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
 void ixt_cmd_conn_gone(struct ixt_conn *conn);
-void ixt_cmd_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 int ixt_queue_status(struct se_cmd *se_cmd);
 int ixt_queue_data_in(struct se_cmd *se_cmd);
 int ixt_write_pending(struct se_cmd *se_cmd);
 int ixt_check_stop_free(struct se_cmd *se_cmd);
 void ixt_release_cmd(struct se_cmd *se_cmd);
 void ixt_aborted_task(struct se_cmd *se_cmd);
-void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
 
 /* dataout.c */
 int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+/* tmf.c */
+void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

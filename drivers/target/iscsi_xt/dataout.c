@@ -129,17 +129,39 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
  * @cmd: a write in its data phase, or out of it.
  *
  * When the target core answered a write without asking for its data
- * (an unknown LUN, a reservation conflict...), the write only waits for
- * the unsolicited data the initiator sends anyway, and then ends.
+ * (an unknown LUN, a reservation conflict...), or a task management
+ * function aborted it, the write only waits for the data the initiator
+ * sends anyway (unsolicited, and what R2Ts already asked for), and then
+ * ends.
  *
  * Context: Process context (the connection's receive path).
  */
 void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
 	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
-	    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) &&
-	    cmd->dpt.unsol_received == cmd->dpt.unsol_len)
+	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
+	     test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) &&
+	    cmd->dpt.unsol_received == cmd->dpt.unsol_len &&
+	    !cmd->dpt.outstanding)
 		ixt_dataout_end(cmd);
+}
+
+/**
+ * ixt_dataout_find() - the write in its data phase with an ITT
+ * @conn: the connection.
+ * @itt: the Initiator Task Tag.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: the write, or %NULL.
+ */
+struct ixt_cmd *ixt_dataout_find(struct ixt_conn *conn, itt_t itt)
+{
+	u32 i;
+
+	for (i = 0; i < conn->nr_slots; i++)
+		if (conn->slots[i] && conn->slots[i]->itt == itt)
+			return conn->slots[i];
+	return NULL;
 }
 
 /**
@@ -302,7 +324,8 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		if (cmd->dpt.unsol_received == cmd->dpt.unsol_len)
 			list_del_init(&cmd->unsol_entry);
 	}
-	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags)) {
+	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
+	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) {
 		ixt_dataout_settle(cmd);
 		return;
 	}

@@ -460,7 +460,7 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_dataout_rx(conn, pdu);
 		break;
 	case ISCSI_OP_SCSI_TMFUNC:
-		ixt_cmd_tmf_rx(conn, pdu);
+		ixt_tmf_rx(conn, pdu);
 		break;
 	default:
 		ixt_conn_send_reject(conn, &pdu->hdr,
