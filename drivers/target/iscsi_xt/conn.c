@@ -313,6 +313,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	pr_debug("%pISpc: connection closing\n", &conn->peer);
 	conn->ops->shutdown(conn);
 	cancel_delayed_work_sync(&conn->login_timeout);
+	ixt_watchdog_stop(conn);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
 	ixt_reqbuf_free(&conn->text_req);
@@ -364,6 +365,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
+	ixt_watchdog_init(conn);
 
 	ret = ops->local_addr(conn, &conn->local);
 	if (ret)

@@ -108,6 +108,16 @@ enum ixt_conn_state {
  * @nr_slots: number of @slots.
  * @unsol_cmds: writes still expecting unsolicited Data-Out.
  * @ttt_gen: varies the Target Transfer Tags of successive commands.
+ * @r2t_waiting: writes with R2Ts not fully answered; receive path.
+ * @dataout_stamp: jiffies of the last R2T sent or Data-Out received;
+ *	receive path.
+ * @watchdog: NOP-In keepalive and Data-Out timeout (watchdog.c); runs
+ *	in full feature phase of a normal session only.
+ * @nopin_ttt: TTT of the last NOP-In the watchdog sent (watchdog only,
+ *	like @nopin_next and @nopin_deadline).
+ * @nopin_acked: TTT of the last NOP-Out answering one; receive path.
+ * @nopin_next: when the next NOP-In goes.
+ * @nopin_deadline: when the outstanding NOP-In must be answered by.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
  * @peer: the initiator's address, for logs.
@@ -138,6 +148,13 @@ struct ixt_conn {
 	u32 nr_slots;
 	struct list_head unsol_cmds;
 	u16 ttt_gen;
+	unsigned int r2t_waiting;
+	unsigned long dataout_stamp;
+	struct delayed_work watchdog;
+	u32 nopin_ttt;
+	u32 nopin_acked;
+	unsigned long nopin_next;
+	unsigned long nopin_deadline;
 	struct sockaddr_storage local;
 	struct sockaddr_storage peer;
 };
@@ -268,6 +285,12 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 /* tmf.c */
 void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
+
+/* watchdog.c */
+void ixt_watchdog_init(struct ixt_conn *conn);
+void ixt_watchdog_start(struct ixt_conn *conn);
+void ixt_watchdog_stop(struct ixt_conn *conn);
+void ixt_watchdog_nop_out(struct ixt_conn *conn, u32 ttt);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

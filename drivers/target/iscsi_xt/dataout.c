@@ -88,6 +88,25 @@ void ixt_dataout_slots_free(struct ixt_conn *conn)
 	conn->nr_slots = 0;
 }
 
+/*
+ * Keeps the connection's count of writes waiting for solicited Data-Out
+ * (aborted ones do not count) up to date for the watchdog, and the time
+ * of the last progress.
+ */
+static void ixt_dataout_track(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->conn;
+	bool waits = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
+		     !test_bit(IXT_CMD_F_ABORTING, &cmd->flags) &&
+		     cmd->dpt.outstanding;
+
+	WRITE_ONCE(conn->dataout_stamp, jiffies);
+	if (waits == test_bit(IXT_CMD_F_R2T_WAIT, &cmd->flags))
+		return;
+	change_bit(IXT_CMD_F_R2T_WAIT, &cmd->flags);
+	WRITE_ONCE(conn->r2t_waiting, conn->r2t_waiting + (waits ? 1 : -1));
+}
+
 /**
  * ixt_dataout_start() - a write enters its data phase
  * @cmd: the write, with a slot, handed to the target core.
@@ -119,6 +138,7 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
 {
 	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
 		return;
+	ixt_dataout_track(cmd);
 	list_del_init(&cmd->unsol_entry);
 	ixt_dataout_slot_put(cmd->conn, cmd);
 	ixt_cmd_put(cmd);
@@ -138,6 +158,7 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
  */
 void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
+	ixt_dataout_track(cmd);
 	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
 	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
 	     test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) &&
@@ -197,6 +218,7 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 		hdr->data_length = cpu_to_be32(r2t.length);
 		ixt_conn_queue_resp(conn, pdu, false);
 	}
+	ixt_dataout_track(cmd);
 }
 
 static struct ixt_cmd *ixt_dataout_find_unsol(struct ixt_conn *conn,
@@ -319,6 +341,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	}
 	if (solicited) {
 		cmd->datasn[entry]++;
+		ixt_dataout_track(cmd);
 	} else {
 		cmd->unsol_datasn++;
 		if (cmd->dpt.unsol_received == cmd->dpt.unsol_len)

@@ -551,6 +551,8 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 	WRITE_ONCE(conn->state, IXT_CONN_FULL_FEATURE);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
+	if (conn->sess->se_sess)
+		ixt_watchdog_start(conn);
 }
 
 /* Decides T and NSG of the response, once the keys of a request are done. */

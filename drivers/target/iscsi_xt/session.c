@@ -414,6 +414,8 @@ static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct iscsi_nopin *rsp;
 	struct ixt_tx_pdu *tx;
 
+	if (req->ttt != cpu_to_be32(ISCSI_RESERVED_TAG))
+		ixt_watchdog_nop_out(conn, be32_to_cpu(req->ttt));
 	/* A NOP-Out with the reserved ITT wants no answer. */
 	if (req->itt == RESERVED_ITT)
 		return;

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: the watchdog of a connection in full feature phase of a
+ * normal session. Once a second it checks that the initiator is alive:
+ * it sends a NOP-In every nopin_timeout seconds and drops the connection
+ * when no NOP-Out answers within nopin_response_timeout, and it drops a
+ * connection whose writes wait for solicited Data-Out longer than
+ * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again). Both come from
+ * the attributes of the session's ACL. A connection dropped for an
+ * unanswered NOP-In counts as a connection timeout in the target's
+ * fabric_statistics/iscsi_sess_err.
+ *
+ * The receive path writes the NOP-Out answers and the Data-Out progress
+ * with WRITE_ONCE(); the watchdog reads them with READ_ONCE() and owns
+ * the rest of its state.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/workqueue.h>
+#include <target/target_core_base.h>
+
+#include "conn.h"
+
+static int ixt_watchdog_attrib(struct ixt_conn *conn, enum ixt_nacl_attr a)
+{
+	return ixt_nacl_attrib(to_ixt_nacl(conn->sess->se_sess->se_node_acl),
+			       a);
+}
+
+/* Sends a NOP-In that asks for an answer: a fresh TTT, no StatSN taken. */
+static void ixt_watchdog_ping(struct ixt_conn *conn)
+{
+	struct iscsi_nopin *hdr;
+	struct ixt_tx_pdu *pdu;
+
+	pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
+	if (!pdu) {
+		ixt_conn_close(conn);
+		return;
+	}
+	do {
+		conn->nopin_ttt++;
+	} while (!conn->nopin_ttt || conn->nopin_ttt == ISCSI_RESERVED_TAG);
+	hdr = (struct iscsi_nopin *)&pdu->hdr;
+	hdr->opcode = ISCSI_OP_NOOP_IN;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->itt = RESERVED_ITT;
+	hdr->ttt = cpu_to_be32(conn->nopin_ttt);
+	ixt_conn_queue_resp(conn, pdu, false);
+}
+
+static void ixt_watchdog_work(struct work_struct *work)
+{
+	struct ixt_conn *conn = container_of(to_delayed_work(work),
+					     struct ixt_conn, watchdog);
+	int dataout = ixt_watchdog_attrib(conn, IXT_NA_DATAOUT_TIMEOUT);
+	unsigned long now = jiffies;
+
+	if (ixt_conn_closing(conn))
+		return;
+	if (READ_ONCE(conn->r2t_waiting) &&
+	    time_after(now, READ_ONCE(conn->dataout_stamp) + dataout * HZ)) {
+		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
+				   conn->sess->initiator, &conn->peer,
+				   dataout);
+		ixt_conn_close(conn);
+		return;
+	}
+	if (conn->nopin_ttt != READ_ONCE(conn->nopin_acked)) {
+		if (time_after(now, conn->nopin_deadline)) {
+			ixt_stat_sess_err(conn->tpg->tiqn,
+					  IXT_SESS_ERR_CXN_TIMEOUT,
+					  conn->sess->initiator);
+			pr_err_ratelimited("%s: no answer to NOP-In from %pISpc in %d s, closing the connection\n",
+					   conn->sess->initiator, &conn->peer,
+					   ixt_watchdog_attrib(conn,
+							       IXT_NA_NOPIN_RESPONSE_TIMEOUT));
+			ixt_conn_close(conn);
+			return;
+		}
+	} else if (time_after_eq(now, conn->nopin_next)) {
+		ixt_watchdog_ping(conn);
+		conn->nopin_deadline = now + HZ *
+			ixt_watchdog_attrib(conn, IXT_NA_NOPIN_RESPONSE_TIMEOUT);
+		conn->nopin_next = now + HZ *
+			ixt_watchdog_attrib(conn, IXT_NA_NOPIN_TIMEOUT);
+	}
+	queue_delayed_work(ixt_wq, &conn->watchdog, HZ);
+}
+
+/**
+ * ixt_watchdog_init() - set up the watchdog of a new connection
+ * @conn: the connection.
+ *
+ * Context: Any context.
+ */
+void ixt_watchdog_init(struct ixt_conn *conn)
+{
+	INIT_DELAYED_WORK(&conn->watchdog, ixt_watchdog_work);
+}
+
+/**
+ * ixt_watchdog_start() - start watching a connection
+ * @conn: the connection, entering full feature phase of a normal session.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_watchdog_start(struct ixt_conn *conn)
+{
+	conn->nopin_next = jiffies +
+		HZ * ixt_watchdog_attrib(conn, IXT_NA_NOPIN_TIMEOUT);
+	queue_delayed_work(ixt_wq, &conn->watchdog, HZ);
+}
+
+/**
+ * ixt_watchdog_stop() - stop watching a connection
+ * @conn: the connection, closing; its transport stopped.
+ *
+ * Context: Process context (the release work).
+ */
+void ixt_watchdog_stop(struct ixt_conn *conn)
+{
+	cancel_delayed_work_sync(&conn->watchdog);
+}
+
+/**
+ * ixt_watchdog_nop_out() - a NOP-Out answers a NOP-In of the watchdog
+ * @conn: the connection.
+ * @ttt: the Target Transfer Tag it echoes.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_watchdog_nop_out(struct ixt_conn *conn, u32 ttt)
+{
+	WRITE_ONCE(conn->nopin_acked, ttt);
+}
