@@ -501,6 +501,10 @@ struct ixt_neg_key {
  * @send_targets: its value ("All", an iSCSI name, or empty), NUL-terminated.
  * @flags: IXT_NEG_* flags given to ixt_neg_init().
  * @first: no request has been processed yet.
+ * @recv_dlength: the MaxRecvDataSegmentLength the target declared, once
+ *	it has: as LIO, the offer's MaxXmitDataSegmentLength when the
+ *	initiator declared its own first, else the offer's
+ *	MaxRecvDataSegmentLength.
  * @key: per-key state, indexed by &enum ixt_key; engine-private.
  *
  * Not shared: the login or text code of the connection serialises all
@@ -514,6 +518,7 @@ struct ixt_neg {
 	char send_targets[ISCSI_NAME_LEN];
 	unsigned int flags;
 	bool first;
+	u32 recv_dlength;
 	struct ixt_neg_key key[IXT_KEY_NR];
 };
 

@@ -1338,7 +1338,12 @@ static u32 ixt_neg_ours(const struct ixt_neg *neg, enum ixt_key k)
 	case IXT_KEY_RDMA_EXTENSIONS:
 		return !!(neg->flags & IXT_NEG_ISER);
 	case IXT_KEY_MAX_RECV_DSL:
-		return o->max_recv_dlength;
+		/*
+		 * LIO answers an initiator's declaration with its
+		 * MaxXmitDataSegmentLength, and receives up to that.
+		 */
+		return neg->key[k].state & IXT_KS_RECEIVED ?
+		       o->max_xmit_dlength : o->max_recv_dlength;
 	case IXT_KEY_TARGET_RDSL:
 		return o->target_recv_dlength;
 	case IXT_KEY_INITIATOR_RDSL:
@@ -1826,6 +1831,8 @@ static int ixt_neg_declare(struct ixt_neg *neg, u16 stage,
 		if (ret)
 			return ret;
 		neg->key[k].state |= IXT_KS_DECLARED;
+		if (k == IXT_KEY_MAX_RECV_DSL)
+			neg->recv_dlength = ixt_neg_ours(neg, k);
 	}
 	return 0;
 }
@@ -1936,7 +1943,7 @@ static void ixt_neg_update_dlength(struct ixt_neg *neg)
 	} else {
 		p->target_recv_dlength =
 			neg->key[IXT_KEY_MAX_RECV_DSL].state & IXT_KS_DECLARED ?
-			neg->offer.max_recv_dlength : ISCSI_DEF_MAX_RECV_SEG_LEN;
+			neg->recv_dlength : ISCSI_DEF_MAX_RECV_SEG_LEN;
 		p->initiator_recv_dlength =
 			ixt_neg_outcome(neg, IXT_KEY_MAX_RECV_DSL);
 	}

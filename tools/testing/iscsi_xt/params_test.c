@@ -955,9 +955,16 @@ static const struct {
 	  "MaxOutstandingUnexpectedPDUs", "16" },
 	{ NULL, ISER, OP, "RDMAExtensions=Yes|MaxOutstandingUnexpectedPDUs=0|",
 	  "MaxOutstandingUnexpectedPDUs", "0" },
-	/* MaxRecvDataSegmentLength is declared, not answered. */
+	/*
+	 * MaxRecvDataSegmentLength is declared, not answered; as LIO, the
+	 * target declares its MaxXmitDataSegmentLength once the initiator
+	 * has declared.
+	 */
 	{ NULL, 0, OP, "MaxRecvDataSegmentLength=262144|",
-	  "MaxRecvDataSegmentLength", "8192" },
+	  "MaxRecvDataSegmentLength", "262144" },
+	{ "MaxXmitDataSegmentLength=4096|", 0, OP,
+	  "MaxRecvDataSegmentLength=262144|",
+	  "MaxRecvDataSegmentLength", "4096" },
 	{ NULL, 0, OP, "MaxRecvDataSegmentLength=511|",
 	  "MaxRecvDataSegmentLength", "Reject" },
 	/* Keys we do not know. */
@@ -1546,12 +1553,12 @@ TEST(discovery_session_open_iscsi)
 	EXPECT_STR(cv.shown, "HeaderDigest=None|DataDigest=None|"
 		   "DefaultTime2Wait=2|DefaultTime2Retain=0|IFMarker=No|"
 		   "OFMarker=No|ErrorRecoveryLevel=0|"
-		   "MaxRecvDataSegmentLength=8192|");
+		   "MaxRecvDataSegmentLength=262144|");
 	EXPECT_FALSE(ixt_neg_pending(&cv.neg));
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 	EXPECT_EQ(cv.neg.params.max_connections, 1);
 	EXPECT_EQ(cv.neg.params.initiator_recv_dlength, 32768);
-	EXPECT_EQ(cv.neg.params.target_recv_dlength, 8192);
+	EXPECT_EQ(cv.neg.params.target_recv_dlength, 262144);
 	EXPECT_EQ(cv.neg.params.default_time2retain, 0);
 }
 
@@ -1595,7 +1602,7 @@ TEST(connection_joining_session)
 			    "MaxBurstLength=1000|"
 			    "MaxRecvDataSegmentLength=65536|"), 0);
 	EXPECT_STR(cv.shown, "HeaderDigest=None|MaxBurstLength=Irrelevant|"
-		   "TargetPortalGroupTag=1|MaxRecvDataSegmentLength=8192|");
+		   "TargetPortalGroupTag=1|MaxRecvDataSegmentLength=262144|");
 	EXPECT_EQ(cv.neg.params.initiator_recv_dlength, 65536);
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 
@@ -1679,7 +1686,7 @@ TEST(text_negotiation_in_full_feature_phase)
 	EXPECT_STR(cv.shown, "SendTargets=Reject|");
 	EXPECT_FALSE(cv.neg.has_send_targets);
 	/* Our MaxRecvDataSegmentLength is not declared again. */
-	EXPECT_EQ(cv.neg.params.target_recv_dlength, 8192);
+	EXPECT_EQ(cv.neg.params.target_recv_dlength, 262144);
 }
 
 /*
@@ -1722,13 +1729,13 @@ TEST(open_iscsi_login_tcp)
 		   "ImmediateData=Yes|MaxBurstLength=262144|"
 		   "FirstBurstLength=65536|MaxOutstandingR2T=1|"
 		   "MaxConnections=1|DataPDUInOrder=Yes|"
-		   "DataSequenceInOrder=Yes|MaxRecvDataSegmentLength=8192|");
+		   "DataSequenceInOrder=Yes|MaxRecvDataSegmentLength=262144|");
 	EXPECT_FALSE(ixt_neg_pending(&cv.neg));
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 
 	EXPECT_FALSE(p->header_digest);
 	EXPECT_FALSE(p->data_digest);
-	EXPECT_EQ(p->target_recv_dlength, 8192);
+	EXPECT_EQ(p->target_recv_dlength, 262144);
 	EXPECT_EQ(p->initiator_recv_dlength, 262144);
 	EXPECT_EQ(p->max_xmit_dlength, 262144);
 	EXPECT_EQ(p->max_connections, 1);
@@ -1766,14 +1773,15 @@ TEST(open_iscsi_login_tcp_digests_and_big_pdus)
 	EXPECT_STR(rsp_value("InitialR2T"), "No");
 	EXPECT_STR(rsp_value("MaxBurstLength"), "1048576");
 	EXPECT_STR(rsp_value("FirstBurstLength"), "262144");
-	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "262144");
+	/* As LIO: MaxXmitDataSegmentLength is what the target declares. */
+	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "65536");
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 	EXPECT_TRUE(p->header_digest);
 	EXPECT_TRUE(p->data_digest);
 	EXPECT_FALSE(p->initial_r2t);
-	EXPECT_EQ(p->target_recv_dlength, 262144);
+	EXPECT_EQ(p->target_recv_dlength, 65536);
 	EXPECT_EQ(p->initiator_recv_dlength, 262144);
-	/* MaxXmitDataSegmentLength caps what the target sends. */
+	/* ...and it caps what the target sends. */
 	EXPECT_EQ(p->max_xmit_dlength, 65536);
 }
 
@@ -1856,7 +1864,7 @@ TEST(iser_without_rdma_extensions_fails)
 	ASSERT_EQ(conv_step(OP, "InitiatorName=" INAME "|"
 			    "SessionType=Discovery|"
 			    "MaxRecvDataSegmentLength=16384|"), 0);
-	EXPECT_STR(cv.shown, "MaxRecvDataSegmentLength=8192|");
+	EXPECT_STR(cv.shown, "MaxRecvDataSegmentLength=262144|");
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 	EXPECT_FALSE(cv.neg.params.rdma_extensions);
 }
