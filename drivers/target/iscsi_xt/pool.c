@@ -244,6 +244,9 @@ u32 ixt_pool_max_lines(void)
  * ixt_pool_stats() - take a snapshot of the pool's use
  * @st: where to store it.
  *
+ * Lines the network stack has let go of since they came back are moved
+ * to the free ones first, so that @st->in_flight is exact.
+ *
  * Context: Any context.
  */
 void ixt_pool_stats(struct ixt_pool_stats *st)
@@ -255,6 +258,7 @@ void ixt_pool_stats(struct ixt_pool_stats *st)
 	for_each_possible_cpu(cpu)
 		cached += READ_ONCE(per_cpu_ptr(ixt_pool.cache, cpu)->nr);
 	spin_lock_irqsave(&ixt_pool.lock, flags);
+	ixt_pool_reclaim();
 	st->line_size = 1U << ixt_pool.shift;
 	st->lines = ixt_pool.nr;
 	st->free = ixt_pool.nr_free + cached;

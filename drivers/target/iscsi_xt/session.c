@@ -374,6 +374,9 @@ int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ret = ixt_cmd_rx_hdr(conn, pdu);
 		if (ret)
 			return ret;
+		/* A rejected command does not take its CmdSN (RFC 7143 7.3). */
+		if (pdu->reject)
+			return 0;
 	}
 	ixt_sess_cmd_sn_advance(sess, &pdu->hdr);
 	return 0;

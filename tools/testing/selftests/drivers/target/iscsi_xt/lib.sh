@@ -61,6 +61,43 @@ ixt_require_initiator() {
 	IXT_INITIATOR=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 }
 
+# The disks of the open-iscsi sessions, /dev/sdX one per line in LUN
+# order, once COUNT of them exist (waiting up to 60 s: the VM is slow);
+# fails otherwise. Like the guest environment's helper of the same name,
+# which the tests cannot see: run_kselftest.sh starts each in a new shell.
+ixt_session_disks() {
+	local count=$1 disks i
+
+	for ((i = 0; i < 300; i++)); do
+		disks=$(iscsiadm -m session -P 3 2>/dev/null |
+			awk '/Lun: / { lun = $NF } /Attached scsi disk/ { print lun, $4 }' |
+			sort -n | awk '{ print "/dev/" $2 }' |
+			while read -r d; do [ -b "$d" ] && echo "$d"; done)
+		if [ -n "$disks" ] && [ "$(wc -l <<<"$disks")" -ge "$count" ]; then
+			echo "$disks"
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# Whether every cache line of iscsi_xt's pool is free, waiting up to 10 s
+# for the network stack to let go of the pages of the last Data-In sent.
+# Prints the pool's figures as a KTAP diagnostic when not.
+ixt_pool_all_free() {
+	local f=/sys/kernel/debug/iscsi_xt/pool i
+
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	for ((i = 0; i < 50; i++)); do
+		awk '/^lines/ {l = $2} /^free/ {f = $2}
+		     END {exit !(l > 0 && f == l)}' "$f" && return 0
+		sleep 0.2
+	done
+	ktap_print_msg "pool: $(tr '\n' ' ' <"$f")"
+	return 1
+}
+
 ixt_loaded() {
 	[ -d /sys/module/iscsi_xt ]
 }

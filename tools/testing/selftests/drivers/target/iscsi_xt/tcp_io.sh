@@ -83,10 +83,7 @@ node -o delete
 rm "$tpg/lun/lun_0/ixt_io"
 rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
 rmdir "$rd" "$(dirname "$rd")"
-ixt_check "every cache line is back in the pool" \
-	eval 'mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	      awk "/^lines/ {l = \$2} /^free/ {f = \$2} /^in_flight/ {b = \$2}
-		   END {exit !(l > 0 && f + b == l)}" /sys/kernel/debug/iscsi_xt/pool'
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_unload
 ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
 ixt_check "nothing was rejected" eval '! ixt_klog_since_mark | grep -q "rejecting"'

@@ -101,10 +101,7 @@ ixt_check "the data written across the resets reads back equal" \
 rm -f "$pat"
 ixt_check "the initiator logs out" node --logout
 node -o delete
-ixt_check "every cache line is back in the pool" \
-	eval 'mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	      awk "/^lines/ {l = \$2} /^free/ {f = \$2} /^in_flight/ {b = \$2}
-		   END {exit !(l > 0 && f + b == l)}" /sys/kernel/debug/iscsi_xt/pool'
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
 rm "$tpg/lun/lun_0/slow" "$tpg/lun/lun_1/rd"
 rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
 	"$IXT_FABRIC/$tgt"

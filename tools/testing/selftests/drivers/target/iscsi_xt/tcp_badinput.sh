@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What open-iscsi never sends, sent by the raw initiator ixt_raw.py over
+# TCP, each case asserting the target's exact answer (RFC 7143): Login
+# Requests with bad opcodes, stage codes, versions, TSIH, ISID or text
+# (answered by a Login Response with the right status, then closed), too
+# long login text in parts and in one PDU, logins that stall (closed at
+# the login timeout) or break off; in full feature phase, unsupported
+# opcodes and malformed commands (Reject, the session going on), Data-Out
+# with a bad TTT, offset or DataSN (Reject, then closed), data segments
+# over MaxRecvDataSegmentLength (closed), what must be dropped silently
+# (Data-Out for no command, CmdSN outside the window, NOP-Out with the
+# reserved ITT), connections that die in the middle of data, and a write
+# read back equal with and without digests. Then the whole set again, five
+# times, must leave no object of the module or the target core (counted
+# by allocation site) and no cache line behind, open-iscsi still logs in
+# and reads the LUN, and the module unloads.
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_module
+ixt_require_cmd python3 dd
+ixt_require_initiator
+
+tgt=iqn.2026-11.org.example.badinput:rd
+portal=$IXT_ADDR4_T:3260
+rd=$IXT_CFS/core/rd_mcp_78/ixt_bad
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+login_timeout=5
+rounds=5
+
+# The cases, in the order they run; the stalls run once, the rest again
+# in the leak rounds.
+cases_login=(login_logout login_nop_first login_vendor_first login_csg_ffp
+	login_nsg_reserved login_nsg_backwards login_transit_and_continue
+	login_version login_tsih_unknown login_isid_changes login_key_no_equals
+	login_key_no_nul login_key_not_utf8 login_value_not_utf8 login_key_twice
+	login_unknown_key_twice login_missing_initiator login_unknown_target
+	login_unknown_keys login_text_over_64k login_pdu_over_8k login_truncated)
+cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
+	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
+	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
+	ffp_dataout_offset_outside ffp_dataout_wrong_datasn
+	ffp_dataout_unknown_itt ffp_close_in_data_phase
+	ffp_close_in_immediate_data ffp_cmdsn_outside_window
+	ffp_nop_reserved_itt ffp_tmf)
+cases_stall=(login_stall_connect login_stall_tpg)
+
+# raw CASE...: run ixt_raw.py, its lines as KTAP messages (with
+# raw_quiet=1, only its failures).
+raw() {
+	local out rc line
+
+	out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
+		--host "$IXT_ADDR4_T" --login-timeout "$login_timeout" "$@" 2>&1)
+	rc=$?
+	while read -r line; do
+		[ -n "${raw_quiet:-}" ] && [ "${line#ok }" != "$line" ] && continue
+		ktap_print_msg "$line"
+	done <<<"$out"
+	return $rc
+}
+
+node() {
+	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
+}
+
+disk() {
+	local i d
+
+	for ((i = 0; i < 60; i++)); do
+		d=$(iscsiadm -m session -P3 2>/dev/null |
+			sed -n 's/.*Attached scsi disk \(sd[a-z]*\).*/\1/p' | head -n 1)
+		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "$d" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+ixt_begin $((${#cases_login[@]} + ${#cases_ffp[@]} + ${#cases_stall[@]} + 5))
+ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
+
+mkdir -p "$rd" && echo rd_pages=2048 >"$rd/control" && echo 1 >"$rd/enable"
+mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/ixt_bad"
+mkdir "$tpg/np/$portal"
+echo 0 >"$tpg/attrib/authentication"
+echo 1 >"$tpg/attrib/generate_node_acls"
+echo 0 >"$tpg/attrib/demo_mode_write_protect"
+echo $login_timeout >"$tpg/attrib/login_timeout"
+echo 1 >"$tpg/enable"
+
+for c in "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"; do
+	ixt_check "$c" raw "$c"
+done
+
+# Objects in use that iscsi_xt or the target core allocated, by cache and
+# allocation site ("site count" lines), from SLUB's user tracking
+# (slub_debug=U): exact, unlike /proc/slabinfo, which counts whole per-CPU
+# slabs as in use and moves by hundreds of kmalloc-96 objects on an idle
+# VM. A site is the caller of the allocator, or its first frame in those
+# modules in the allocation's stack. Socket buffers are left out: the
+# network stack owns them and frees them when it is done (ACKs, sends
+# still in flight), whoever allocated them.
+owned_objects() {
+	local f
+
+	for f in /sys/kernel/debug/slab/*/alloc_traces; do
+		case $f in */skbuff_*) continue ;; esac
+		awk -v cache="$(basename "$(dirname "$f")")" '
+			function flush() {
+				if (n && hit)
+					sites[site] += n
+				n = hit = 0
+			}
+			/^ *[0-9]+ / {
+				flush()
+				n = $1
+				site = cache ":" $2
+				hit = /\[(iscsi_xt|target_core_mod)\]/
+				next
+			}
+			!hit && /\[(iscsi_xt|target_core_mod)\]/ {
+				hit = 1
+				site = site "<" $1
+			}
+			END {
+				flush()
+				for (s in sites)
+					print s, sites[s]
+			}' "$f"
+	done
+}
+
+# owned_growth BEFORE AFTER LIMIT: print the sites that grew; succeed when
+# all of them together grew by less than LIMIT objects.
+owned_growth() {
+	awk -v limit="$3" 'FNR == NR { b[$1] = $2; next }
+		{ a[$1] = $2 }
+		END {
+			for (s in a)
+				if (a[s] > b[s]) {
+					print s, "+" (a[s] - b[s])
+					g += a[s] - b[s]
+				}
+			exit g >= limit
+		}' "$1" "$2"
+}
+
+before=$(mktemp)
+after=$(mktemp)
+tracked=0
+for f in /sys/kernel/debug/slab/*/alloc_traces; do
+	[ -e "$f" ] && tracked=1 && break
+done
+sleep 2
+owned_objects >"$before"
+ixt_check "the cases run $rounds times more" \
+	eval 'raw_quiet=1 raw --repeat $rounds "${cases_login[@]}" "${cases_ffp[@]}"'
+sleep 3
+owned_objects >"$after"
+if [ "$tracked" -eq 0 ]; then
+	ktap_test_skip "no object left behind (needs slub_debug=U and debugfs)"
+else
+	ktap_print_msg "objects of iscsi_xt and target_core_mod in use:" \
+		"$(awk '{n += $2} END {print n + 0}' "$before") before," \
+		"$(awk '{n += $2} END {print n + 0}' "$after") after"
+	grown=$(owned_growth "$before" "$after" $rounds)
+	[ -n "$grown" ] &&
+		ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
+	ixt_check "no object left behind: less than one a round" \
+		eval 'owned_growth "$before" "$after" $rounds >/dev/null'
+fi
+rm -f "$before" "$after"
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
+
+node -o new
+node -o update -n node.session.initial_login_retry_max -v 1
+ixt_check "open-iscsi still logs in and reads the whole LUN" \
+	eval 'node --login && d=$(disk) &&
+	      dd if=/dev/$d of=/dev/null bs=1M iflag=direct 2>/dev/null'
+node --logout
+node -o delete
+
+rm "$tpg/lun/lun_0/ixt_bad"
+rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
+rmdir "$rd" "$(dirname "$rd")"
+ixt_unload
+ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
+ixt_finish
