@@ -47,6 +47,7 @@ step checkpatch make -s -C "$top" checkpatch
 step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step kselftest make -s -C "$top" kselftest
+step bench-smoke "$top/scripts/bench/smoke.sh"
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The make check step for make bench: runs the harness in smoke mode (one
+# round of two 1 s cells, LIO and iscsi_xt, both backstores) and checks
+# that every cell of both targets produced IOPS, a latency and a CPU cost.
+# Speed is never asserted here. Ends with "N passed, N failed".
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+
+"$top/scripts/bench/bench.sh" -s >"$build/bench-smoke.log" 2>&1
+rc=$?
+tail -n 20 "$build/bench-smoke.log"
+/usr/bin/python3 - "$build/bench-smoke/results.json" "$rc" <<'PY'
+import json
+import sys
+
+path, rc = sys.argv[1], int(sys.argv[2])
+passed = failed = 0
+try:
+    with open(path) as f:
+        res = json.load(f)
+except (OSError, ValueError) as e:
+    print(f"not ok: no results ({e})")
+    res = {}
+cells = res if isinstance(res, list) else []
+for target in ("lio", "xt"):
+    for bs in ("nullb", "rd"):
+        for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
+            m = next((c for c in cells if (c.get("target"), c.get("backstore"),
+                                          c.get("cell")) == (target, bs, cell)), None)
+            ok = bool(m) and all((m.get(k) or 0) > 0
+                                 for k in ("iops", "p50_us", "cpu_us_per_io"))
+            print(f"{'ok' if ok else 'not ok'}: {target} {bs} {cell}"
+                  + ("" if ok else f" {m}"))
+            passed += ok
+            failed += not ok
+if rc:
+    print(f"not ok: bench.sh exited with {rc}")
+    failed += 1
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
