@@ -82,6 +82,15 @@ ixt_session_disks() {
 	return 1
 }
 
+# Loads null_blk with the parameters given, unloading first the one an
+# earlier test may have left loaded with others.
+ixt_null_blk() {
+	if [ -d /sys/module/null_blk ]; then
+		rmmod null_blk || return 1
+	fi
+	modprobe null_blk "$@"
+}
+
 # Whether every cache line of iscsi_xt's pool is free, waiting up to 10 s
 # for the network stack to let go of the pages of the last Data-In sent.
 # Prints the pool's figures as a KTAP diagnostic when not.

@@ -28,7 +28,6 @@ ixt_require_module
 ixt_require_cmd fio mkfs.ext4 fsck.ext4 sha256sum
 ixt_require_initiator
 modprobe -q target_core_iblock || ixt_skip_all "target_core_iblock unavailable"
-[ -d /sys/module/null_blk ] && ixt_skip_all "null_blk is already loaded"
 modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
 
 tgt=iqn.2026-11.org.example.data:fio
@@ -150,7 +149,7 @@ show() {
 
 ixt_begin 43
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
-modprobe null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=2048 ||
+ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=2048 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 
 {

@@ -51,7 +51,7 @@ wait_lun_disk() {
 }
 
 ixt_begin 9
-modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=3000000000 ||
+ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=3000000000 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
