@@ -22,6 +22,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <iscsi_xt/holes.h>
 #include <iscsi_xt/params.h>
 #include <iscsi_xt/pdu.h>
 
@@ -176,7 +177,11 @@ struct ixt_conn {
  * @tsih: TSIH the target assigned, never 0.
  * @initiator: InitiatorName.
  * @params: values negotiated at login.
- * @exp_cmd_sn: ExpCmdSN (rx work only).
+ * @exp_cmd_sn: ExpCmdSN: written by the receive path, read anywhere
+ *	with READ_ONCE().
+ * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); receive path only.
+ * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
+ *	the first request of the full feature phase.
  * @cmdsn_depth: command window: MaxCmdSN = ExpCmdSN + @cmdsn_depth - 1.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
@@ -193,6 +198,8 @@ struct ixt_sess {
 	char initiator[ISCSI_NAME_LEN];
 	struct ixt_params params;
 	u32 exp_cmd_sn;
+	struct ixt_snq cmdsn_q;
+	struct ixt_snq_node **cmdsn_slots;
 	u32 cmdsn_depth;
 	struct completion gone;
 };
@@ -281,6 +288,12 @@ void ixt_aborted_task(struct se_cmd *se_cmd);
 /* dataout.c */
 int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+/* cmdsn.c */
+void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
+		  void (*deliver)(struct ixt_conn *conn,
+				  struct ixt_rx_pdu *pdu));
+void ixt_cmdsn_sess_gone(struct ixt_conn *conn);
 
 /* tmf.c */
 void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

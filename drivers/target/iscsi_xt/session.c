@@ -153,6 +153,7 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	list_del_init(&sess->entry);
 	sess->conn = NULL;
 	mutex_unlock(&ixt_sess_mutex);
+	ixt_cmdsn_sess_gone(conn);
 
 	if (sess->se_sess) {
 		target_stop_session(sess->se_sess);
@@ -315,9 +316,8 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page)
 }
 
 /*
- * CmdSN of a request, seen at its header. Over one TCP connection
- * requests arrive in CmdSN order. Returns false for a CmdSN outside the
- * window, which RFC 7143 says to drop silently.
+ * CmdSN of a request, seen at its header. Returns false for a CmdSN
+ * outside the window, which RFC 7143 says to drop silently.
  */
 static bool ixt_sess_cmd_sn_ok(struct ixt_sess *sess,
 			       const struct iscsi_hdr *hdr)
@@ -334,23 +334,15 @@ static bool ixt_sess_cmd_sn_ok(struct ixt_sess *sess,
 	return false;
 }
 
-/* A request in order advances ExpCmdSN; an immediate one does not. */
-static void ixt_sess_cmd_sn_advance(struct ixt_sess *sess,
-				    const struct iscsi_hdr *hdr)
-{
-	u32 cmd_sn = be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
-
-	if (!ixt_pdu_is_immediate(hdr) && cmd_sn == sess->exp_cmd_sn)
-		WRITE_ONCE(sess->exp_cmd_sn, cmd_sn + 1);
-}
-
 /**
  * ixt_sess_rx_hdr() - look at the header of a PDU in full feature phase
  * @conn: the connection, with its session.
  * @pdu: the PDU, its BHS checked; its data segment not received yet.
  *
- * Checks CmdSN before a byte of data is read, and lets SCSI Commands and
- * Data-Out say where their data goes.
+ * Checks that CmdSN is in the window before a byte of data is read, and
+ * lets SCSI Commands and Data-Out say where their data goes. CmdSN is
+ * taken when the whole PDU is in (ixt_cmdsn_rx()); a PDU rejected here
+ * does not take it (RFC 7143 7.3).
  *
  * Context: Process context (the connection's receive path).
  * Return: as ixt_conn_rx_hdr().
@@ -374,11 +366,7 @@ int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ret = ixt_cmd_rx_hdr(conn, pdu);
 		if (ret)
 			return ret;
-		/* A rejected command does not take its CmdSN (RFC 7143 7.3). */
-		if (pdu->reject)
-			return 0;
 	}
-	ixt_sess_cmd_sn_advance(sess, &pdu->hdr);
 	return 0;
 }
 
@@ -438,15 +426,8 @@ static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	ixt_conn_queue_resp(conn, tx, true);
 }
 
-/**
- * ixt_sess_rx_ffp() - handle a PDU received in full feature phase
- * @conn: the connection, with its session.
- * @pdu: the PDU, its BHS checked, its header accepted by
- *	ixt_sess_rx_hdr().
- *
- * Context: Process context (the connection's receive path).
- */
-void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+/* Handles a request whose turn has come. */
+static void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	switch (ixt_pdu_opcode(&pdu->hdr)) {
 	case ISCSI_OP_TEXT:
@@ -472,4 +453,26 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 				     ISCSI_REASON_CMD_NOT_SUPPORTED);
 		break;
 	}
+}
+
+/**
+ * ixt_sess_rx_ffp() - handle a PDU received in full feature phase
+ * @conn: the connection, with its session.
+ * @pdu: the PDU, its BHS checked, its header accepted by
+ *	ixt_sess_rx_hdr().
+ *
+ * Data-Out, SNACK and immediate requests are handled at once; the other
+ * requests in CmdSN order.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	u8 op = ixt_pdu_opcode(&pdu->hdr);
+
+	if (op == ISCSI_OP_SCSI_DATA_OUT || op == ISCSI_OP_SNACK ||
+	    ixt_pdu_is_immediate(&pdu->hdr))
+		ixt_sess_deliver(conn, pdu);
+	else
+		ixt_cmdsn_rx(conn, pdu, ixt_sess_deliver);
 }

@@ -827,9 +827,8 @@ def case_ffp_tmf(ctx):
     return f'TMF Response {rsp.response}'
 
 
-# Known deviations from RFC 7143, kept out of the kselftest until fixed.
 @case
-def case_bug_cmdsn_gap(ctx):
+def case_ffp_cmdsn_gap(ctx):
     """After a CmdSN gap (a Reject), the command past the gap waits for it,
     and once it is filled ExpCmdSN acknowledges both (RFC 7143 4.2.2.1)."""
     conn = logged_in(ctx)
@@ -851,7 +850,7 @@ def case_bug_cmdsn_gap(ctx):
 
 
 @case
-def case_bug_unsol_reject_cmdsn(ctx):
+def case_ffp_unsol_reject_cmdsn(ctx):
     """A command rejected for its unsolicited data (F=0 when its immediate
     data fills FirstBurstLength) does not take its CmdSN either (RFC 7143
     section 7.3). Needs a TPG with InitialR2T=No."""

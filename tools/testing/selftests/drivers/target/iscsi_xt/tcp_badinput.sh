@@ -11,11 +11,12 @@
 # with a bad TTT, offset or DataSN (Reject, then closed), data segments
 # over MaxRecvDataSegmentLength (closed), what must be dropped silently
 # (Data-Out for no command, CmdSN outside the window, NOP-Out with the
-# reserved ITT), connections that die in the middle of data, and a write
-# read back equal with and without digests. Then the whole set again, five
-# times, must leave no object of the module or the target core (counted
-# by allocation site) and no cache line behind, open-iscsi still logs in
-# and reads the LUN, and the module unloads.
+# reserved ITT), requests past a CmdSN gap held and answered in CmdSN
+# order once it is filled, connections that die in the middle of data,
+# and a write read back equal with and without digests. Then the whole
+# set again, five times, must leave no object of the module or the target
+# core (counted by allocation site) and no cache line behind, open-iscsi
+# still logs in and reads the LUN, and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -44,7 +45,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
 	ffp_dataout_offset_outside ffp_dataout_wrong_datasn
 	ffp_dataout_unknown_itt ffp_close_in_data_phase
-	ffp_close_in_immediate_data ffp_cmdsn_outside_window
+	ffp_close_in_immediate_data ffp_cmdsn_outside_window ffp_cmdsn_gap
 	ffp_nop_reserved_itt ffp_tmf)
 cases_stall=(login_stall_connect login_stall_tpg)
 
