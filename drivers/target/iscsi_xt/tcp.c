@@ -24,6 +24,11 @@
 /* PDUs received or sent per run of a work item before it yields. */
 #define IXT_TCP_BUDGET		16
 
+static bool tx_splice;
+module_param(tx_splice, bool, 0644);
+MODULE_PARM_DESC(tx_splice,
+		 "Hand Data-In pages to TCP without copying them (MSG_SPLICE_PAGES); off by default: over loopback it made 1 MiB reads stall ~220 ms now and then (default 0)");
+
 /**
  * enum ixt_tcp_recv_state - what the receive path reads next
  * @IXT_TCP_RECV_BHS: the 48-byte Basic Header Segment.
@@ -449,8 +454,9 @@ static u32 ixt_tcp_tx_trailer_len(const struct ixt_tx_pdu *pdu)
 /*
  * Points @msg at what is left of @tc->tx_cur's part that @tc->tx_off falls
  * in: the header and its digest, the data segment, or the padding and the
- * data digest. Pages of a data segment go to the network stack without a
- * copy (MSG_SPLICE_PAGES); the rest is copied, being small or slab memory.
+ * data digest. A data segment in pages goes from them, copied once into
+ * the socket's buffers, or handed over as they are (MSG_SPLICE_PAGES)
+ * with tx_splice; the rest is copied, being small or slab memory.
  */
 static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 			    struct kvec *iov, bool more)
@@ -476,7 +482,8 @@ static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 				      pdu->nr_bvec,
 				      pdu->bvec_off + pdu->dlength);
 			off += pdu->bvec_off;
-			msg->msg_flags |= MSG_SPLICE_PAGES;
+			if (READ_ONCE(tx_splice))
+				msg->msg_flags |= MSG_SPLICE_PAGES;
 		} else {
 			iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
 			iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr,

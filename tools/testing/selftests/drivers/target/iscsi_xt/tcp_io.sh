@@ -6,9 +6,10 @@
 # whole with O_DIRECT in requests larger than one Data-In PDU, writes a
 # pattern in requests of 4 KiB (immediate data), 64 KiB (immediate data
 # then R2Ts) and 1 MiB (many R2Ts, several cache lines) and reads it back
-# equal, answers pass NOP exchanges, and the session logs out and the
-# module unloads cleanly with every cache line back in the pool. Header
-# and data digests (CRC32C) are on, so every PDU after login carries both.
+# equal with Data-In handed to TCP without a copy (tx_splice=1), answers
+# pass NOP exchanges, and the session logs out and the module unloads
+# cleanly with every cache line back in the pool. Header and data digests
+# (CRC32C) are on, so every PDU after login carries both.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -24,22 +25,6 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 
 node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
-}
-
-disk() {
-	iscsiadm -m session -P3 2>/dev/null |
-		sed -n 's/.*Attached scsi disk \(sd[a-z]*\).*/\1/p' | head -n 1
-}
-
-wait_disk() {
-	local i d
-
-	for ((i = 0; i < 60; i++)); do
-		d=$(disk)
-		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "$d" && return 0
-		sleep 1
-	done
-	return 1
 }
 
 ixt_begin 12
@@ -61,13 +46,16 @@ ixt_check "the initiator logs in" node --login
 ixt_check "with header and data digests" \
 	eval 'iscsiadm -m session -P2 | grep -q "HeaderDigest: CRC32C" &&
 	      iscsiadm -m session -P2 | grep -q "DataDigest: CRC32C"'
-d=$(wait_disk)
+d=$(ixt_session_disks 1 | head -n 1)
+d=${d#/dev/}
 ixt_check "the LUN shows up as a disk ($d)" [ -n "$d" ]
 ixt_check "its size is the ramdisk's" \
 	[ "$(cat "/sys/block/$d/size" 2>/dev/null)" -eq 16384 ]
 ixt_check "the whole disk reads with O_DIRECT in 1 MiB requests" \
 	eval 'dd if=/dev/$d of=/dev/null bs=1M iflag=direct 2>/dev/null &&
 	      [ "$(dd if=/dev/$d bs=1M iflag=direct 2>/dev/null | tr -d "\0" | wc -c)" -eq 0 ]'
+# Data-In handed to TCP without a copy (tcp_data.sh covers the default).
+echo 1 >/sys/module/iscsi_xt/parameters/tx_splice
 pat=$(mktemp)
 head -c 8M /dev/urandom >"$pat"
 for bs in 4k 64k 1M; do
