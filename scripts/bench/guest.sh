@@ -39,10 +39,19 @@ cpu_busy() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
 }
 
+# TCP retransmissions and retransmission timeouts since the last call:
+# stalls of a cell that the IOPS alone do not explain.
+tcp_trouble() {
+	nstat -z TcpRetransSegs TcpExtTCPTimeouts 2>/dev/null |
+		awk '/TcpRetransSegs/ { r = $2 } /TCPTimeouts/ { t = $2 }
+		     END { print r + 0, t + 0 }'
+}
+
 # run_cell TARGET BACKSTORE CELL DEVICE ROUND
 run_cell() {
-	local target=$1 bs=$2 cell=$3 dev=$4 round=$5 b0 b1
+	local target=$1 bs=$2 cell=$3 dev=$4 round=$5 b0 b1 tcp
 
+	tcp_trouble >/dev/null
 	b0=$(cpu_busy)
 	# shellcheck disable=SC2046
 	fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
@@ -50,11 +59,13 @@ run_cell() {
 		--output-format=json --output="$fio_json" $(cell_args "$cell") \
 		>/dev/null 2>&1
 	b1=$(cpu_busy)
+	tcp=$(tcp_trouble)
 	python3 - "$target" "$bs" "$cell" "$round" "$((b1 - b0))" \
-		"$(getconf CLK_TCK)" "$runtime" "$ramp" "$fio_json" >>"$out" <<'PY'
+		"$(getconf CLK_TCK)" "$runtime" "$ramp" "$fio_json" $tcp >>"$out" <<'PY'
 import json, sys
-target, bs, cell, rnd, busy, hz, runtime, ramp, path = sys.argv[1:]
-rec = {"target": target, "backstore": bs, "cell": cell, "round": int(rnd)}
+target, bs, cell, rnd, busy, hz, runtime, ramp, path, retrans, rto = sys.argv[1:]
+rec = {"target": target, "backstore": bs, "cell": cell, "round": int(rnd),
+       "tcp_retrans": int(retrans), "tcp_timeouts": int(rto)}
 try:
     with open(path) as f:
         job = json.load(f)["jobs"][0]

@@ -68,18 +68,6 @@ node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
 }
 
-disk() {
-	local i d
-
-	for ((i = 0; i < 60; i++)); do
-		d=$(iscsiadm -m session -P3 2>/dev/null |
-			sed -n 's/.*Attached scsi disk \(sd[a-z]*\).*/\1/p' | head -n 1)
-		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "$d" && return 0
-		sleep 1
-	done
-	return 1
-}
-
 ixt_begin $((${#cases_login[@]} + ${#cases_ffp[@]} + ${#cases_stall[@]} + 5))
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
@@ -179,8 +167,8 @@ ixt_check "every cache line is back in the pool" ixt_pool_all_free
 node -o new
 node -o update -n node.session.initial_login_retry_max -v 1
 ixt_check "open-iscsi still logs in and reads the whole LUN" \
-	eval 'node --login && d=$(disk) &&
-	      dd if=/dev/$d of=/dev/null bs=1M iflag=direct 2>/dev/null'
+	eval 'node --login && d=$(ixt_session_disks 1 | head -n 1) &&
+	      dd if=$d of=/dev/null bs=1M iflag=direct 2>/dev/null'
 node --logout
 node -o delete
 

@@ -57,12 +57,7 @@ node -o update -n node.conn[0].timeo.noop_out_interval -v 0
 node -o update -n node.conn[0].timeo.noop_out_timeout -v 0
 node -o update -n node.session.timeo.replacement_timeout -v 60
 ixt_check "the initiator logs in" node --login
-for ((i = 0; i < 30; i++)); do
-	d=$(iscsiadm -m session -P3 2>/dev/null |
-		sed -n 's/.*Attached scsi disk \(sd[a-z]*\).*/\1/p' | head -n 1)
-	[ -n "$d" ] && break
-	sleep 1
-done
+d=$(ixt_session_disks 1 | head -n 1)
 sleep 12
 ixt_check "NOP-Ins of an idle session are answered: it stays 12 s" \
 	eval '[ "$(klog_count "closing the connection")" -eq 0 ] &&
@@ -81,7 +76,7 @@ ixt_check "... and counted as a connection timeout" \
 	[ "$(cat "$IXT_FABRIC/$tgt/fabric_statistics/iscsi_sess_err/cxn_errors")" -eq 1 ]
 tc qdisc del dev lo root
 # The initiator sends no NOP-Out of its own: a read makes it notice.
-timeout 90 dd if="/dev/$d" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
+timeout 90 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
 for ((i = 0; i < 60; i++)); do
 	[ "$(klog_count "normal session TSIH .* logged in")" -ge 2 ] && break
 	sleep 1
