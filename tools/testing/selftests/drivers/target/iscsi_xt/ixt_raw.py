@@ -828,6 +828,29 @@ def case_ffp_tmf(ctx):
 
 
 @case
+def case_ffp_abort_waiting_write(ctx):
+    """ABORT TASK of a write whose R2T is unanswered: Function complete,
+    no SCSI Response for the task (the next PDU answers a NOP-Out)."""
+    conn, r2t = write_r2t(ctx)
+    itt = conn.next_itt()
+    conn.send_pdu(tmf_req(1, itt, r2t.itt, conn.cmdsn, conn.expstatsn,
+                          (conn.cmdsn - 1) & 0xffffffff))
+    rsp = conn.recv_expect(OP_TMF_RSP, itt)
+    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    conn.nop()
+    conn.logout()
+    return 'Function complete, no response for the task'
+
+
+@case
+def case_ffp_dataout_timeout(ctx):
+    """A write whose R2T is never answered: the connection closes after
+    the ACL's dataout_timeout (3 s in demo mode), ErrorRecoveryLevel 0."""
+    conn, _ = write_r2t(ctx)
+    return closed_after(conn, time.monotonic(), 2.5, 8)
+
+
+@case
 def case_ffp_cmdsn_gap(ctx):
     """After a CmdSN gap (a Reject), the command past the gap waits for it,
     and once it is filled ExpCmdSN acknowledges both (RFC 7143 4.2.2.1)."""

@@ -12,7 +12,10 @@
 # over MaxRecvDataSegmentLength (closed), what must be dropped silently
 # (Data-Out for no command, CmdSN outside the window, NOP-Out with the
 # reserved ITT), requests past a CmdSN gap held and answered in CmdSN
-# order once it is filled, connections that die in the middle of data,
+# order once it is filled, ABORT TASK of a write waiting for its Data-Out
+# (Function complete, no response for the task), a write whose R2T is
+# never answered (closed after dataout_timeout), connections that die in
+# the middle of data,
 # and a write read back equal with and without digests. Then the whole
 # set again, five times, must leave no object of the module or the target
 # core (counted by allocation site) and no cache line behind, open-iscsi
@@ -46,8 +49,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_dataout_offset_outside ffp_dataout_wrong_datasn
 	ffp_dataout_unknown_itt ffp_close_in_data_phase
 	ffp_close_in_immediate_data ffp_cmdsn_outside_window ffp_cmdsn_gap
-	ffp_nop_reserved_itt ffp_tmf)
-cases_stall=(login_stall_connect login_stall_tpg)
+	ffp_nop_reserved_itt ffp_tmf ffp_abort_waiting_write)
+cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
 
 # raw CASE...: run ixt_raw.py, its lines as KTAP messages (with
 # raw_quiet=1, only its failures).
