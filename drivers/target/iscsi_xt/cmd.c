@@ -413,6 +413,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
 	struct ixt_cmd *cmd = pdu->cmd;
 	int dir = DMA_NONE;
+	bool data_phase;
 
 	conn->rx_cmd = NULL;
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
@@ -436,27 +437,26 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_put(cmd);
 		return;
 	}
-	/* From here on the target core owns the first reference. */
-	if (!test_bit(IXT_CMD_F_SLOT, &cmd->flags)) {
-		/* On failure the core answers through ixt_queue_status(). */
-		if (!target_submit_prep(&cmd->se_cmd, req->cdb,
-					cmd->nr_lines ? cmd->sgl : NULL,
-					cmd->sg_nents, NULL, 0, NULL, 0,
-					GFP_KERNEL))
-			target_submit(&cmd->se_cmd);
-		return;
-	}
 	/*
-	 * A write expecting Data-Out: its data phase keeps it alive, and a
-	 * reference of our own until ixt_dataout_settle() has looked at it.
+	 * From here on the target core owns the first reference. A write
+	 * expecting Data-Out enters its data phase, which keeps it alive,
+	 * and holds a reference of our own until ixt_dataout_settle() has
+	 * looked at it; any other command may be gone once submitted.
 	 */
-	ixt_dataout_start(cmd);
-	refcount_inc(&cmd->ref);
-	if (!target_submit_prep(&cmd->se_cmd, req->cdb, cmd->sgl,
-				cmd->sg_nents, NULL, 0, NULL, 0, GFP_KERNEL))
+	data_phase = test_bit(IXT_CMD_F_SLOT, &cmd->flags);
+	if (data_phase) {
+		ixt_dataout_start(cmd);
+		refcount_inc(&cmd->ref);
+	}
+	/* On failure the core answers through ixt_queue_status(). */
+	if (!target_submit_prep(&cmd->se_cmd, req->cdb,
+				cmd->nr_lines ? cmd->sgl : NULL, cmd->sg_nents,
+				NULL, 0, NULL, 0, GFP_KERNEL))
 		target_submit(&cmd->se_cmd);
-	ixt_dataout_settle(cmd);
-	ixt_cmd_put(cmd);
+	if (data_phase) {
+		ixt_dataout_settle(cmd);
+		ixt_cmd_put(cmd);
+	}
 }
 
 /* U and O bits and the residual count, for Data-In and SCSI Response. */
