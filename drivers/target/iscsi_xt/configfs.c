@@ -898,10 +898,12 @@ out_free_tpg:
  * @se_tpg: the TPG.
  * @enable: the state asked for through the target core's "enable" file.
  *
- * Called by the target core only when the state changes. Nothing to start
- * or stop yet: portals do not listen in this version. As in LIO, enabling
- * a TPG that requires authentication makes sure its AuthMethod offer does
- * not let an initiator skip it.
+ * Called by the target core only when the state changes. Portals listen
+ * whatever the state; what changes is whether logins find the TPG. As in
+ * LIO, enabling a TPG that requires authentication makes sure its
+ * AuthMethod offer does not let an initiator skip it. Disabling asks the
+ * sessions to log out and closes what is left a few seconds later
+ * (ixt_tpg_logout_sessions()); it does not wait for their commands.
  *
  * Context: Process context, from a configfs write.
  * Return: 0.
@@ -919,8 +921,9 @@ int ixt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 
 	pr_debug("%s tpgt_%u %s\n", tpg->tiqn->name, tpg->tpgt,
 		 enable ? "enabled" : "disabled");
+	ixt_tpg_set_active(tpg, enable);
 	if (!enable)
-		ixt_tpg_close_sessions(tpg);
+		ixt_tpg_logout_sessions(tpg);
 	return 0;
 }
 

@@ -185,6 +185,7 @@ struct ixt_conn {
  * @cmdsn_depth: command window: MaxCmdSN = ExpCmdSN + @cmdsn_depth - 1.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
+ * @logged_out: the session ends with a Logout request; receive path.
  */
 struct ixt_sess {
 	struct kref ref;
@@ -202,6 +203,7 @@ struct ixt_sess {
 	struct ixt_snq_node **cmdsn_slots;
 	u32 cmdsn_depth;
 	struct completion gone;
+	bool logged_out;
 };
 
 /* portal.c */
@@ -212,6 +214,7 @@ void ixt_portal_np_del(struct ixt_np *np);
 struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
 					const char *target_name);
 void ixt_tpg_put(struct ixt_tpg *tpg);
+void ixt_tpg_set_active(struct ixt_tpg *tpg, bool active);
 void ixt_tpg_drain(struct ixt_tpg *tpg);
 int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 			       void *arg), void *arg);
@@ -267,7 +270,7 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 			const u8 *isid);
 int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-int ixt_tpg_close_sessions(struct ixt_tpg *tpg);
+void ixt_tpg_logout_sessions(struct ixt_tpg *tpg);
 void ixt_close_session(struct se_session *se_sess);
 ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
 

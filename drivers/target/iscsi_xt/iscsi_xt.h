@@ -291,6 +291,10 @@ struct ixt_tiqn {
  * @offer: what the TPG offers in login negotiations (param/); read and
  *	written under @lock only: a login copies it (ixt_neg_init()) with
  *	@lock held.
+ * @active: logins are accepted; under ixt_portal_mutex (portal.c). It
+ *	follows @se_tpg.enabled, but is cleared before the sessions are
+ *	asked to log out, where the core clears @se_tpg.enabled only once
+ *	the disable returns, too late to keep them from logging in again.
  */
 struct ixt_tpg {
 	struct se_portal_group se_tpg;
@@ -300,6 +304,7 @@ struct ixt_tpg {
 	u32 attrib[IXT_TA_NR];
 	struct ixt_auth auth;
 	struct ixt_offer offer;
+	bool active;
 };
 
 /**

@@ -342,6 +342,28 @@ static bool ixt_login_find(const char *text, u32 len, const char *key,
 	return true;
 }
 
+/*
+ * No TPG to log in to. A target whose TPGs on this portal are all
+ * disabled is "service unavailable", which the initiator retries, as
+ * after a TPG disable it should: LIO answers the same.
+ */
+static u16 ixt_login_no_tpg(struct ixt_login *login, const char *target,
+			    int err)
+{
+	switch (err) {
+	case -EAGAIN:
+		pr_warn_ratelimited("%s: login to %s, whose TPG is disabled\n",
+				    login->initiator, target);
+		return IXT_LS_TARGET(SVC_UNAVAILABLE);
+	case -ENOMEM:
+		return IXT_LS_TARGET(NO_RESOURCES);
+	default:
+		pr_warn_ratelimited("%s: login to unknown target %s\n",
+				    login->initiator, target);
+		return IXT_LS_INIT(TGT_NOT_FOUND);
+	}
+}
+
 /* The first request: find the target and the ACL, set up the engine. */
 static u16 ixt_login_leading(struct ixt_conn *conn)
 {
@@ -352,6 +374,7 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 	char type[16] = "Normal";
 	char target[ISCSI_NAME_LEN];
 	unsigned int flags = IXT_NEG_LEADING;
+	struct ixt_tpg *tpg;
 
 	if (!ixt_login_find(text, len, "InitiatorName", login->initiator,
 			    sizeof(login->initiator)))
@@ -361,14 +384,11 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 		if (!ixt_login_find(text, len, "TargetName", target,
 				    sizeof(target)))
 			return IXT_LS_INIT(MISSING_FIELDS);
-		WRITE_ONCE(conn->tpg,
-			   ixt_portal_find_tpg_get(conn->portal, target));
-		login->tpg = conn->tpg;
-		if (!login->tpg) {
-			pr_warn_ratelimited("%s: login to unknown or disabled target %s\n",
-					    login->initiator, target);
-			return IXT_LS_INIT(TGT_NOT_FOUND);
-		}
+		tpg = ixt_portal_find_tpg_get(conn->portal, target);
+		if (IS_ERR(tpg))
+			return ixt_login_no_tpg(login, target, PTR_ERR(tpg));
+		WRITE_ONCE(conn->tpg, tpg);
+		login->tpg = tpg;
 		ixt_conn_set_login_deadline(conn,
 					    ixt_tpg_attrib(login->tpg,
 							   IXT_TA_LOGIN_TIMEOUT));

@@ -377,26 +377,44 @@ static bool ixt_tpg_get(struct ixt_tpg *tpg)
  * of the target qualify, the first one configured wins.
  *
  * Context: Process context; takes ixt_portal_mutex.
- * Return: the TPG with a reference, to drop with ixt_tpg_put(); %NULL if
- * there is none (or no memory for the reference).
+ * Return: the TPG with a reference, to drop with ixt_tpg_put();
+ * ERR_PTR(-ENOENT) when no TPG of that target has a portal on @portal,
+ * ERR_PTR(-EAGAIN) when such TPGs exist but none is enabled (the admin
+ * may enable one: the initiator should retry), ERR_PTR(-ENOMEM).
  */
 struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
 					const char *target_name)
 {
 	struct ixt_portal_link *link;
-	struct ixt_tpg *tpg = NULL;
+	struct ixt_tpg *tpg = ERR_PTR(-ENOENT);
 
 	mutex_lock(&ixt_portal_mutex);
 	list_for_each_entry(link, &portal->links, entry) {
-		if (strcmp(link->tpg->tiqn->name, target_name) ||
-		    !link->tpg->se_tpg.enabled)
+		if (strcmp(link->tpg->tiqn->name, target_name))
 			continue;
-		if (ixt_tpg_get(link->tpg))
-			tpg = link->tpg;
+		if (!link->tpg->active) {
+			tpg = ERR_PTR(-EAGAIN);
+			continue;
+		}
+		tpg = ixt_tpg_get(link->tpg) ? link->tpg : ERR_PTR(-ENOMEM);
 		break;
 	}
 	mutex_unlock(&ixt_portal_mutex);
 	return tpg;
+}
+
+/**
+ * ixt_tpg_set_active() - let logins find a TPG, or stop them
+ * @tpg: the TPG, being enabled or disabled.
+ * @active: whether logins may find it.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ */
+void ixt_tpg_set_active(struct ixt_tpg *tpg, bool active)
+{
+	mutex_lock(&ixt_portal_mutex);
+	tpg->active = active;
+	mutex_unlock(&ixt_portal_mutex);
 }
 
 /**
@@ -441,6 +459,7 @@ static bool ixt_tpg_in_use(struct ixt_tpg *tpg)
  */
 void ixt_tpg_drain(struct ixt_tpg *tpg)
 {
+	ixt_tpg_logout_sessions(tpg);
 	while (ixt_tpg_in_use(tpg)) {
 		ixt_conns_close_tpg(tpg);
 		wait_event_timeout(ixt_tpg_use_wq, !ixt_tpg_in_use(tpg), HZ);

@@ -11,6 +11,7 @@
 #include <linux/sprintf.h>
 #include <linux/sysfs.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/unaligned.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
@@ -24,6 +25,19 @@
 static DEFINE_MUTEX(ixt_sess_mutex);
 static LIST_HEAD(ixt_sess_list);
 static u16 ixt_last_tsih;
+
+/* Woken when a session leaves ixt_sess_list. */
+static DECLARE_WAIT_QUEUE_HEAD(ixt_sess_wq);
+
+/* Seconds an initiator is given to log out when the target asks it to. */
+#define IXT_LOGOUT_REQUEST_SECS		2
+
+/*
+ * Seconds a reinstating login waits for the commands of the session it
+ * replaces: long enough for any working backend, short enough to log in
+ * again while a stuck one holds them.
+ */
+#define IXT_REINSTATE_WAIT_SECS		5
 
 /**
  * ixt_sess_alloc() - allocate a session for a login about to succeed
@@ -122,6 +136,8 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		sess->se_sess = se_sess;
 	}
 
+	if (!sess->discovery)
+		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	mutex_lock(&ixt_sess_mutex);
 	sess->tsih = ixt_tsih_alloc();
 	sess->conn = conn;
@@ -153,6 +169,7 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	list_del_init(&sess->entry);
 	sess->conn = NULL;
 	mutex_unlock(&ixt_sess_mutex);
+	wake_up_all(&ixt_sess_wq);
 	ixt_cmdsn_sess_gone(conn);
 
 	if (sess->se_sess) {
@@ -161,6 +178,8 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 		target_wait_for_sess_cmds(sess->se_sess);
 		target_remove_session(sess->se_sess);
 		sess->se_sess = NULL;
+		atomic_dec(&conn->tpg->tiqn->nr_sessions);
+		ixt_stat_logout(conn->tpg->tiqn, sess->logged_out);
 	}
 	pr_info("%s session of %s, TSIH %u, closed\n",
 		sess->discovery ? "discovery" : "normal", sess->initiator,
@@ -186,7 +205,10 @@ static void ixt_sess_close(struct ixt_sess *sess)
  *
  * At ErrorRecoveryLevel 0 a login with the InitiatorName and ISID of a
  * live session, and TSIH 0, replaces that session (RFC 7143 section
- * 6.3.5): the old session is closed, and this waits until it is gone.
+ * 6.3.5): the old session is closed, and this waits until its commands
+ * are done and its target core session removed, or
+ * %IXT_REINSTATE_WAIT_SECS, whichever comes first: its connection is
+ * gone by then, and a stuck backend must not keep the initiator out.
  *
  * Context: Process context, may sleep; takes ixt_sess_mutex.
  */
@@ -209,27 +231,75 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 	if (!old)
 		return;
 	pr_info("%s: reinstating session TSIH %u\n", initiator, old->tsih);
-	wait_for_completion(&old->gone);
+	if (!wait_for_completion_timeout(&old->gone,
+					 IXT_REINSTATE_WAIT_SECS * HZ))
+		pr_warn("%s: commands of session TSIH %u still in the backend; the new session goes ahead\n",
+			initiator, old->tsih);
 	ixt_sess_put(old);
 }
 
+/* Asks the initiator of a session to log out (RFC 7143 11.9.1). */
+static void ixt_sess_request_logout(struct ixt_sess *sess)
+{
+	struct ixt_conn *conn = sess->conn;
+	struct iscsi_async *hdr;
+	struct ixt_tx_pdu *pdu;
+
+	lockdep_assert_held(&ixt_sess_mutex);
+	if (!conn || READ_ONCE(conn->state) != IXT_CONN_FULL_FEATURE)
+		return;
+	pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
+	if (!pdu) {
+		ixt_conn_close(conn);
+		return;
+	}
+	hdr = (struct iscsi_async *)&pdu->hdr;
+	hdr->opcode = ISCSI_OP_ASYNC_EVENT;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	memset(hdr->rsvd4, 0xff, sizeof(itt_t));	/* ITT: reserved */
+	hdr->async_event = ISCSI_ASYNC_MSG_REQUEST_LOGOUT;
+	hdr->param3 = cpu_to_be16(IXT_LOGOUT_REQUEST_SECS);
+	ixt_conn_queue_resp(conn, pdu, true);
+}
+
+static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
+{
+	struct ixt_sess *sess;
+	bool found = false;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		if (sess->tpg == tpg)
+			found = true;
+	mutex_unlock(&ixt_sess_mutex);
+	return found;
+}
+
 /**
- * ixt_tpg_close_sessions() - close every session of a TPG
- * @tpg: the TPG, being disabled.
+ * ixt_tpg_logout_sessions() - end every session of a TPG, politely
+ * @tpg: the TPG, being disabled or freed: logins no longer find it.
  *
- * Context: Process context; takes ixt_sess_mutex.
- * Return: 0.
+ * Each session in full feature phase is sent an Async Message asking
+ * its initiator to log out within %IXT_LOGOUT_REQUEST_SECS seconds, so
+ * that it stops issuing commands and logs out cleanly; a second later
+ * than that, the connections still there, and those still logging in,
+ * are closed. Returns then, without waiting for their commands: a
+ * stuck backend must not hold up a TPG disable.
+ *
+ * Context: Process context, may sleep; takes ixt_sess_mutex.
  */
-int ixt_tpg_close_sessions(struct ixt_tpg *tpg)
+void ixt_tpg_logout_sessions(struct ixt_tpg *tpg)
 {
 	struct ixt_sess *sess;
 
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry)
 		if (sess->tpg == tpg)
-			ixt_sess_close(sess);
+			ixt_sess_request_logout(sess);
 	mutex_unlock(&ixt_sess_mutex);
-	return 0;
+	wait_event_timeout(ixt_sess_wq, !ixt_tpg_has_sessions(tpg),
+			   (IXT_LOGOUT_REQUEST_SECS + 1) * HZ);
+	ixt_conns_close_tpg(tpg);
 }
 
 /**
@@ -393,6 +463,7 @@ static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		rsp->response = ISCSI_LOGOUT_CID_NOT_FOUND;
 	} else {
 		rsp->response = ISCSI_LOGOUT_SUCCESS;
+		conn->sess->logged_out = true;
 		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 		tx->close = true;
 	}

@@ -626,30 +626,41 @@ static void ixt_tcp_restore_callbacks(struct ixt_tcp_conn *tc)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Stops the I/O and lets the socket go at once: the core may then wait a
+ * long time for the connection's commands (a stuck backend), and neither
+ * the socket nor the responses still queued may wait with them, as a
+ * queued response holds its command.
+ */
 static void ixt_tcp_shutdown(struct ixt_conn *conn)
 {
 	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
+	struct ixt_tx_pdu *pdu, *tmp;
+	LIST_HEAD(unsent);
 
 	ixt_tcp_restore_callbacks(tc);
 	spin_lock_bh(&tc->tx_lock);
 	tc->tx_dead = true;
+	list_splice_init(&tc->tx_queue, &unsent);
 	spin_unlock_bh(&tc->tx_lock);
 	cancel_delayed_work_sync(&tc->rx_work);
 	cancel_work_sync(&tc->tx_work);
 	kernel_sock_shutdown(tc->sock, SHUT_RDWR);
+	sock_release(tc->sock);
+	tc->sock = NULL;
+
+	if (tc->tx_cur)
+		ixt_tx_pdu_free(tc->tx_cur);
+	tc->tx_cur = NULL;
+	list_for_each_entry_safe(pdu, tmp, &unsent, entry)
+		ixt_tx_pdu_free(pdu);
 }
 
 static void ixt_tcp_free(struct ixt_conn *conn)
 {
 	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
-	struct ixt_tx_pdu *pdu, *tmp;
 
-	if (tc->tx_cur)
-		ixt_tx_pdu_free(tc->tx_cur);
-	list_for_each_entry_safe(pdu, tmp, &tc->tx_queue, entry)
-		ixt_tx_pdu_free(pdu);
 	kvfree(tc->rx_pdu.data);
-	sock_release(tc->sock);
 	kfree(tc);
 }
 

@@ -97,13 +97,15 @@ struct ixt_rx_pdu {
  * @queue: queue @pdu for transmission after the PDUs queued before it
  *	and take ownership of it. Any context but hard IRQ. Never fails: a
  *	connection that cannot send is closing, and the PDU is then freed
- *	with the queue.
- * @shutdown: stop I/O: detach from the wire, then wait until no receive
- *	or transmit work of the connection runs nor can start. Called once,
- *	from the connection's release work. Process context; may sleep.
+ *	(at once, once the connection is shut down).
+ * @shutdown: stop I/O: detach from the wire, wait until no receive or
+ *	transmit work of the connection runs nor can start, free every
+ *	PDU still queued and release the wire (socket, queue pair). Called
+ *	once, from the connection's release work, which may then wait
+ *	long for the session's commands. Process context; may sleep.
  * @free: free the transport's part of the connection, the &struct
- *	ixt_conn embedded in it included, and every PDU still queued.
- *	Called once, last. Process context.
+ *	ixt_conn embedded in it included. Called once, last. Process
+ *	context.
  * @local_addr: the address the initiator connected to (the connection's
  *	local end). Returns 0 or a negative errno. Process context.
  */

@@ -189,6 +189,18 @@ ixt_check() {
 	fi
 }
 
+# ixt_wait SECONDS COMMAND...: run COMMAND every half second until it
+# succeeds (status 0) or SECONDS have passed (status 1).
+ixt_wait() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
 # Active objects of the slab caches the module allocates from (the kmalloc
 # caches, and any cache of its own, named ixt_*), after flushing per-CPU
 # slabs so that the counts are exact: "name count" lines, sorted by name.

@@ -5,7 +5,9 @@
 # and IPv6 and out again, its ACL shows the session; an unknown target
 # (0x0203), an initiator no ACL admits (0x0202) and a wrong CHAP secret
 # (0x0201) are refused with the right status; CHAP succeeds with the
-# right secret; deleting the ACL ends its session; the module unloads
+# right secret; disabling the TPG makes the initiator log out and retry
+# until it is enabled again; deleting the ACL ends its session; the
+# module unloads
 # under a live session. The initiator does not scan LUNs (scan=manual):
 # this test is about the login phase.
 
@@ -57,7 +59,7 @@ status_logged() {
 	ixt_klog_since_mark | grep -q "login of $ini failed, status $1"
 }
 
-ixt_begin 16
+ixt_begin 20
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 tpg $pre:acl 0 acl
@@ -96,7 +98,25 @@ ixt_check "and the no-ACL target counts an authorization failure" \
 	[ "$(cat "$IXT_FABRIC/$pre:no-acl/fabric_statistics/iscsi_login_stats/authorize_fails")" = 1 ]
 node $pre:chap "$p4" --logout
 
+# A disabled TPG: its sessions are asked to log out (Async Message),
+# the disable does not wait for them, and logins get "service
+# unavailable" (0x0301), which the initiator retries until the TPG is
+# enabled again.
 login $pre:acl "$p4"
+lo=$IXT_FABRIC/$pre:acl/fabric_statistics/iscsi_logout_stats/normal_logouts
+en=$IXT_FABRIC/$pre:acl/tpgt_1/enable
+logouts=$(cat "$lo")
+ixt_check "disabling the TPG returns within 5 s" \
+	timeout 5 sh -c "echo 0 >$en"
+ixt_check "its initiator logged out when asked" \
+	ixt_wait 10 eval '[ "$(cat "$lo")" -gt "$logouts" ]'
+ixt_check "logins to the disabled TPG get 0x0301, and are retried" \
+	ixt_wait 20 status_logged 0x0301
+echo 1 >"$en"
+ixt_check "the session is back once the TPG is enabled again" \
+	ixt_wait 30 grep -q "^InitiatorName: $ini" \
+	"$IXT_FABRIC/$pre:acl/tpgt_1/acls/$ini/info"
+
 closed=$(ixt_klog_since_mark | grep -c "normal session of $ini, TSIH [0-9]*, closed")
 ixt_check "deleting the ACL ends its session" \
 	eval 'timeout 30 rmdir "$IXT_FABRIC/$pre:acl/tpgt_1/acls/$ini" &&
