@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -25,6 +26,9 @@
 
 /* How long an aborted write waits for the target core to mark it. */
 #define IXT_CMD_ABORT_WAIT	(5 * HZ)
+
+/* How long a command's header waits for cache lines before TASK SET FULL. */
+#define IXT_CMD_POOL_WAIT	(2 * HZ)
 
 static struct kmem_cache *ixt_cmd_cache;
 
@@ -310,16 +314,40 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 /*
  * Refuses a command at its header: its data segment is dropped, and so
  * will be the unsolicited Data-Out that may follow (their ITT is unknown).
+ * Its CmdSN is taken all the same when its turn comes.
  */
 static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 			       u8 status)
 {
 	pdu->discard = true;
-	pdu->ignore = true;
+	pdu->answered = true;
 	if (status == SAM_STAT_CHECK_CONDITION)
 		ixt_cmd_refuse(conn, pdu->hdr.itt);
 	else
 		ixt_cmd_respond(conn, pdu->hdr.itt, status, NULL, 0);
+}
+
+/*
+ * The pool is short of lines for a command: it waits, which the receive
+ * path does by calling again (-EAGAIN), and the session's window halves.
+ * After %IXT_CMD_POOL_WAIT it is answered TASK SET FULL, which the
+ * initiator retries later: the connection reads on meanwhile.
+ */
+static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	if (!conn->pool_wait) {
+		conn->pool_wait = jiffies | 1;
+		ixt_sess_pool_short(conn->sess);
+		return -EAGAIN;
+	}
+	if (time_before(jiffies, conn->pool_wait + IXT_CMD_POOL_WAIT))
+		return -EAGAIN;
+	conn->pool_wait = 0;
+	pr_warn_ratelimited("%s: no cache line free for %u ms: TASK SET FULL\n",
+			    conn->sess->initiator,
+			    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
+	ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+	return 0;
 }
 
 /**
@@ -375,12 +403,15 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		if (ret) {
 			ixt_dataout_slot_put(conn, cmd);
 			ixt_cmd_put(cmd);
+			if (ret == -EAGAIN)
+				return ixt_cmd_pool_wait(conn, pdu);
 			if (ret != -EPROTO)
 				return ret;
 			pdu->reject = ISCSI_REASON_PROTOCOL_ERROR;
 			pdu->discard = true;
 			return 0;
 		}
+		conn->pool_wait = 0;
 	}
 	if (pdu->dlength) {
 		/* Checked by ixt_pdu_check_bhs() and ixt_dpt_unsol_len(). */
@@ -448,6 +479,8 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_dataout_start(cmd);
 		refcount_inc(&cmd->ref);
 	}
+	if (dir != DMA_TO_DEVICE)
+		cmd->exec_ns = ktime_get_ns();
 	/* On failure the core answers through ixt_queue_status(). */
 	if (!target_submit_prep(&cmd->se_cmd, req->cdb,
 				cmd->nr_lines ? cmd->sgl : NULL, cmd->sg_nents,
@@ -502,6 +535,15 @@ void ixt_cmd_rsp_done(struct ixt_cmd *cmd)
 	target_put_sess_cmd(&cmd->se_cmd);
 }
 
+/* The backend is done with @cmd: its response time goes to the window. */
+static void ixt_cmd_sample(struct ixt_cmd *cmd)
+{
+	if (!cmd->exec_ns)
+		return;
+	ixt_sess_cmd_done(cmd->conn->sess, ktime_get_ns() - cmd->exec_ns);
+	cmd->exec_ns = 0;
+}
+
 /**
  * ixt_queue_status() - send the SCSI Response of a command
  * @se_cmd: the command.
@@ -516,6 +558,7 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 	struct ixt_tx_pdu *pdu = ixt_cmd_rsp_pdu(cmd);
 	struct iscsi_scsi_rsp *rsp;
 
+	ixt_cmd_sample(cmd);
 	if (sense_len) {
 		put_unaligned_be16(sense_len, cmd->rsp_data);
 		memcpy(cmd->rsp_data + 2, se_cmd->sense_buffer, sense_len);
@@ -556,6 +599,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	struct ixt_tx_pdu *pdu;
 	bool last;
 
+	ixt_cmd_sample(cmd);
 	if (!len || !cmd->nr_lines)
 		return ixt_queue_status(se_cmd);
 	do {
@@ -616,11 +660,23 @@ int ixt_write_pending(struct se_cmd *se_cmd)
 	if (ixt_dpt_is_complete(&cmd->dpt)) {
 		if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
 			ixt_dataout_end(cmd);
-		target_execute_cmd(se_cmd);
+		ixt_cmd_execute(cmd);
 		return 0;
 	}
 	ixt_dataout_send_r2ts(cmd);
 	return 0;
+}
+
+/**
+ * ixt_cmd_execute() - a write's data is all in: let the backend run it
+ * @cmd: the write, whose data phase has ended.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_cmd_execute(struct ixt_cmd *cmd)
+{
+	cmd->exec_ns = ktime_get_ns();
+	target_execute_cmd(&cmd->se_cmd);
 }
 
 /**

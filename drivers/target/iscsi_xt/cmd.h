@@ -69,6 +69,9 @@
  * @abort_work: completes a write waiting for Data-Out that a task
  *	management function aborts, once the target core has marked it.
  * @abort_deadline: when @abort_work stops waiting for the mark.
+ * @exec_ns: ktime_get_ns() when the command went to the backend (a read
+ *	at submission, a write once its data is in); 0 before that, and
+ *	once its response time has been fed to the session's window.
  * @rsp: the PDU that carries the command's status, sent once.
  * @rsp_data: data segment of @rsp: SenseLength and sense data.
  * @sense: sense buffer for the target core.
@@ -95,6 +98,7 @@ struct ixt_cmd {
 	void *big;
 	struct delayed_work abort_work;
 	unsigned long abort_deadline;
+	u64 exec_ns;
 	struct ixt_ranges ranges;
 	struct ixt_range range[IXT_CMD_RANGES];
 	struct ixt_tx_pdu rsp;
@@ -125,6 +129,7 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt);
 void ixt_cmd_put(struct ixt_cmd *cmd);
 struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
+void ixt_cmd_execute(struct ixt_cmd *cmd);
 
 /* dataout.c */
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);

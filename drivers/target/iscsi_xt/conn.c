@@ -117,7 +117,7 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 	spin_lock_bh(&conn->sn_lock);
 	hdr->statsn = cpu_to_be32(status ? conn->stat_sn++ : conn->stat_sn);
 	hdr->exp_statsn = cpu_to_be32(exp);
-	hdr->max_statsn = cpu_to_be32(exp + sess->cmdsn_depth - 1);
+	hdr->max_statsn = cpu_to_be32(ixt_sess_max_cmd_sn(sess, exp));
 	ixt_conn_queue(conn, pdu);
 	spin_unlock_bh(&conn->sn_lock);
 }
@@ -198,7 +198,8 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
  * @pdu: the PDU, with its BHS and AHSs; its data segment not read yet.
  *
  * The core may set @pdu->bvec to receive the data segment in place,
- * @pdu->discard to drop it, @pdu->ignore and @pdu->reject.
+ * @pdu->discard to drop it, @pdu->ignore, @pdu->answered and
+ * @pdu->reject.
  *
  * Context: Process context: the transport's receive work.
  * Return: 0; -EAGAIN when the core cannot take the PDU yet (no cache

@@ -25,6 +25,7 @@
 #include <iscsi_xt/holes.h>
 #include <iscsi_xt/params.h>
 #include <iscsi_xt/pdu.h>
+#include <iscsi_xt/window.h>
 
 #include "iscsi_xt.h"
 #include "transport.h"
@@ -109,6 +110,8 @@ enum ixt_conn_state {
  * @nr_slots: number of @slots.
  * @unsol_cmds: writes still expecting unsolicited Data-Out.
  * @ttt_gen: varies the Target Transfer Tags of successive commands.
+ * @pool_wait: jiffies (| 1) since when a command's header waits for
+ *	cache lines; 0 when none waits. Receive path.
  * @r2t_waiting: writes with R2Ts not fully answered; receive path.
  * @dataout_stamp: jiffies of the last R2T sent or Data-Out received;
  *	receive path.
@@ -149,6 +152,7 @@ struct ixt_conn {
 	u32 nr_slots;
 	struct list_head unsol_cmds;
 	u16 ttt_gen;
+	unsigned long pool_wait;
 	unsigned int r2t_waiting;
 	unsigned long dataout_stamp;
 	struct delayed_work watchdog;
@@ -182,7 +186,13 @@ struct ixt_conn {
  * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); receive path only.
  * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
  *	the first request of the full feature phase.
- * @cmdsn_depth: command window: MaxCmdSN = ExpCmdSN + @cmdsn_depth - 1.
+ * @cmdsn_depth: the ACL's queue depth: the largest command window, and
+ *	the size of @cmdsn_slots.
+ * @max_cmd_sn: MaxCmdSN advertised so far; never moves back. Written
+ *	under the connection's sn_lock, read anywhere with READ_ONCE().
+ * @win_lock: protects @window.
+ * @window: the command window, adapted to the backend (window.h).
+ * @win_cur: @window.cur, published under @win_lock for lockless readers.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
  * @logged_out: the session ends with a Logout request; receive path.
@@ -202,6 +212,10 @@ struct ixt_sess {
 	struct ixt_snq cmdsn_q;
 	struct ixt_snq_node **cmdsn_slots;
 	u32 cmdsn_depth;
+	u32 max_cmd_sn;
+	spinlock_t win_lock;	/* protects window */
+	struct ixt_window window;
+	u32 win_cur;
 	struct completion gone;
 	bool logged_out;
 };
@@ -270,6 +284,11 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 			const u8 *isid);
 int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
+u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
+void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
+void ixt_sess_pool_short(struct ixt_sess *sess);
+void ixt_sess_debugfs_init(void);
 void ixt_tpg_logout_sessions(struct ixt_tpg *tpg);
 void ixt_close_session(struct se_session *se_sess);
 ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);

@@ -355,7 +355,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (ixt_dpt_is_complete(&cmd->dpt)) {
 		/* The target core's reference keeps the command. */
 		ixt_dataout_end(cmd);
-		target_execute_cmd(&cmd->se_cmd);
+		ixt_cmd_execute(cmd);
 		return;
 	}
 	ixt_dataout_send_r2ts(cmd);

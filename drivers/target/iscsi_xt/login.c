@@ -210,8 +210,7 @@ static int ixt_login_send_part(struct ixt_conn *conn)
 		struct ixt_sess *sess = conn->sess;
 
 		rsp->tsih = cpu_to_be16(sess->tsih);
-		rsp->max_cmdsn = cpu_to_be32(sess->exp_cmd_sn +
-					     sess->cmdsn_depth - 1);
+		rsp->max_cmdsn = cpu_to_be32(sess->max_cmd_sn);
 	}
 	ixt_conn_queue(conn, pdu);
 	return 0;
@@ -532,7 +531,7 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	sess->tpg = login->tpg;
 	sess->params = login->neg.params;
 	sess->exp_cmd_sn = be32_to_cpu(login->first.cmdsn);
-	sess->cmdsn_depth = 1;
+	ixt_sess_window_start(sess, 1);
 
 	ret = ixt_sess_register(sess, conn);
 	if (ret) {
@@ -543,7 +542,8 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 					IXT_LS_TARGET(NO_RESOURCES);
 	}
 	if (sess->se_sess)
-		sess->cmdsn_depth = sess->se_sess->se_node_acl->queue_depth;
+		ixt_sess_window_start(sess,
+				      sess->se_sess->se_node_acl->queue_depth);
 	if (login->tpg)
 		ixt_stat_login_accept(login->tpg->tiqn);
 	conn->cid = be16_to_cpu(login->first.cid);

@@ -4,6 +4,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
+#include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <target/target_core_base.h>
@@ -134,14 +135,18 @@ static const struct target_core_fabric_ops ixt_fabric_ops = {
 	.direct_submit_supp		= 1,
 };
 
+struct dentry *ixt_debugfs;
+
 static int __init ixt_init(void)
 {
 	int ret;
 
 	ixt_configfs_init();
+	ixt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ixt_sess_debugfs_init();
 	ret = ixt_pool_init();
 	if (ret)
-		return ret;
+		goto out_debugfs;
 	ret = ixt_cmd_module_init();
 	if (ret)
 		goto out_pool;
@@ -161,11 +166,14 @@ out_cmd:
 	ixt_cmd_module_exit();
 out_pool:
 	ixt_pool_exit();
+out_debugfs:
+	debugfs_remove_recursive(ixt_debugfs);
 	return ret;
 }
 
 static void __exit ixt_exit(void)
 {
+	debugfs_remove_recursive(ixt_debugfs);
 	ixt_conn_module_exit();
 	target_unregister_template(&ixt_fabric_ops);
 	ixt_cmd_module_exit();

@@ -64,7 +64,6 @@ static struct {
 	u32 nr_busy;
 	u64 exhausted;
 	struct ixt_pool_cache __percpu *cache;
-	struct dentry *debugfs;
 } ixt_pool;
 
 static bool ixt_pool_line_busy(u32 idx)
@@ -348,9 +347,7 @@ int ixt_pool_init(void)
 			goto out_nomem;
 		ixt_pool.free[ixt_pool.nr_free++] = i;
 	}
-	ixt_pool.debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	debugfs_create_file("pool", 0444, ixt_pool.debugfs, NULL,
-			    &ixt_pool_fops);
+	debugfs_create_file("pool", 0444, ixt_debugfs, NULL, &ixt_pool_fops);
 	pr_info("cache-line pool: %u lines of %u bytes\n", ixt_pool.nr,
 		line_size);
 	return 0;
@@ -374,7 +371,6 @@ void ixt_pool_exit(void)
 {
 	struct ixt_pool_stats st;
 
-	debugfs_remove_recursive(ixt_pool.debugfs);
 	ixt_pool_stats(&st);
 	WARN_ON(st.free + st.in_flight != st.lines);
 	ixt_pool_free_lines();

@@ -4,9 +4,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sprintf.h>
 #include <linux/sysfs.h>
@@ -28,6 +31,11 @@ static u16 ixt_last_tsih;
 
 /* Woken when a session leaves ixt_sess_list. */
 static DECLARE_WAIT_QUEUE_HEAD(ixt_sess_wq);
+
+static unsigned int window_goal_us = 10000;
+module_param(window_goal_us, uint, 0644);
+MODULE_PARM_DESC(window_goal_us,
+		 "Backend response time (us) each session's command window adapts to stay under; 0 keeps the window at the ACL's queue depth, as LIO (default 10000)");
 
 /* Seconds an initiator is given to log out when the target asks it to. */
 #define IXT_LOGOUT_REQUEST_SECS		2
@@ -56,6 +64,7 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
 		return NULL;
 	kref_init(&sess->ref);
 	INIT_LIST_HEAD(&sess->entry);
+	spin_lock_init(&sess->win_lock);
 	init_completion(&sess->gone);
 	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
 	memcpy(sess->isid, isid, sizeof(sess->isid));
@@ -328,7 +337,7 @@ static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 				 ssize_t len)
 {
 	struct ixt_conn *conn = sess->conn;
-	u32 max_cmd_sn = sess->exp_cmd_sn + sess->cmdsn_depth - 1;
+	u32 max_cmd_sn = READ_ONCE(sess->max_cmd_sn);
 
 	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
 			     sess->initiator);
@@ -385,6 +394,110 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page)
 	return len;
 }
 
+/**
+ * ixt_sess_window_start() - open the command window of a new session
+ * @sess: the session, at the end of its login.
+ * @depth: the ACL's queue depth: the largest window.
+ *
+ * Context: Process context (the receive path), before the session's
+ * first response.
+ */
+void ixt_sess_window_start(struct ixt_sess *sess, u32 depth)
+{
+	sess->cmdsn_depth = depth;
+	spin_lock_bh(&sess->win_lock);
+	ixt_window_init(&sess->window, depth,
+			(u64)READ_ONCE(window_goal_us) * NSEC_PER_USEC);
+	WRITE_ONCE(sess->win_cur, sess->window.cur);
+	spin_unlock_bh(&sess->win_lock);
+	WRITE_ONCE(sess->max_cmd_sn, sess->exp_cmd_sn + depth - 1);
+}
+
+/**
+ * ixt_sess_max_cmd_sn() - the MaxCmdSN a response carries
+ * @sess: the session.
+ * @exp_cmd_sn: the ExpCmdSN the response carries.
+ *
+ * MaxCmdSN follows ExpCmdSN by the window, but never moves back: when the
+ * window shrinks, it waits for ExpCmdSN to catch up (initiators ignore a
+ * smaller MaxCmdSN, and the commands up to it were allowed already).
+ *
+ * Context: Any context but hard IRQ, under the connection's sn_lock.
+ * Return: MaxCmdSN.
+ */
+u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn)
+{
+	u32 max = exp_cmd_sn + READ_ONCE(sess->win_cur) - 1;
+
+	if (ixt_sn_gt(max, sess->max_cmd_sn))
+		WRITE_ONCE(sess->max_cmd_sn, max);
+	return sess->max_cmd_sn;
+}
+
+/**
+ * ixt_sess_cmd_done() - a command's response time, for the window
+ * @sess: the command's session.
+ * @rt_ns: nanoseconds from the command's execution to its response.
+ *
+ * Context: Any context but hard IRQ; takes @sess->win_lock.
+ */
+void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns)
+{
+	spin_lock_bh(&sess->win_lock);
+	WRITE_ONCE(sess->win_cur, ixt_window_sample(&sess->window, rt_ns));
+	spin_unlock_bh(&sess->win_lock);
+}
+
+/**
+ * ixt_sess_pool_short() - a command of the session waits for cache lines
+ * @sess: the session.
+ *
+ * Halves the session's window, so that it asks for fewer lines.
+ *
+ * Context: Any context but hard IRQ; takes @sess->win_lock.
+ */
+void ixt_sess_pool_short(struct ixt_sess *sess)
+{
+	spin_lock_bh(&sess->win_lock);
+	WRITE_ONCE(sess->win_cur, ixt_window_squeeze(&sess->window));
+	spin_unlock_bh(&sess->win_lock);
+}
+
+/* /sys/kernel/debug/iscsi_xt/sessions: one line per normal session. */
+static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
+{
+	struct ixt_sess *sess;
+	struct ixt_window w;
+
+	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us\n");
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->discovery)
+			continue;
+		spin_lock_bh(&sess->win_lock);
+		w = sess->window;
+		spin_unlock_bh(&sess->win_lock);
+		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu\n", sess->tsih,
+			   sess->initiator, READ_ONCE(sess->exp_cmd_sn),
+			   READ_ONCE(sess->max_cmd_sn), w.cur, w.max,
+			   div_u64(w.srt_ns, NSEC_PER_USEC));
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ixt_sess_debugfs);
+
+/**
+ * ixt_sess_debugfs_init() - add the sessions file to the debugfs folder
+ *
+ * Context: Process context, module init.
+ */
+void ixt_sess_debugfs_init(void)
+{
+	debugfs_create_file("sessions", 0444, ixt_debugfs, NULL,
+			    &ixt_sess_debugfs_fops);
+}
+
 /*
  * CmdSN of a request, seen at its header. Returns false for a CmdSN
  * outside the window, which RFC 7143 says to drop silently.
@@ -394,7 +507,7 @@ static bool ixt_sess_cmd_sn_ok(struct ixt_sess *sess,
 {
 	/* Every request carries CmdSN where a NOP-Out does. */
 	u32 cmd_sn = be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
-	u32 max = sess->exp_cmd_sn + sess->cmdsn_depth - 1;
+	u32 max = READ_ONCE(sess->max_cmd_sn);
 
 	if (ixt_pdu_is_immediate(hdr) ||
 	    ixt_sn_in_window(cmd_sn, sess->exp_cmd_sn, max))
@@ -511,7 +624,8 @@ static void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_sess_nop_out(conn, pdu);
 		break;
 	case ISCSI_OP_SCSI_CMD:
-		ixt_cmd_rx(conn, pdu);
+		if (!pdu->answered)
+			ixt_cmd_rx(conn, pdu);
 		break;
 	case ISCSI_OP_SCSI_DATA_OUT:
 		ixt_dataout_rx(conn, pdu);

@@ -74,6 +74,9 @@ struct ixt_tx_pdu {
  * @discard: set by ixt_conn_rx_hdr(): read the data segment and drop it.
  * @ignore: set by ixt_conn_rx_hdr(): the core has dealt with the PDU at
  *	its header; ixt_conn_rx_pdu() does nothing more with it.
+ * @answered: set by ixt_conn_rx_hdr(): a SCSI Command answered at its
+ *	header (TASK SET FULL, CHECK CONDITION); it still takes its CmdSN,
+ *	in order, as every command the initiator sees answered must.
  *
  * Owned by the transport, which zeroes it before each PDU.
  */
@@ -89,6 +92,7 @@ struct ixt_rx_pdu {
 	u8 reject;
 	bool discard;
 	bool ignore;
+	bool answered;
 };
 
 /**

@@ -82,6 +82,23 @@ ixt_session_disks() {
 	return 1
 }
 
+# ixt_target_disk TARGET LUN: the disk (/dev/sdX) of LUN of the open-iscsi
+# session to TARGET, once it exists (waiting up to 60 s); fails otherwise.
+ixt_target_disk() {
+	local d i
+
+	for ((i = 0; i < 300; i++)); do
+		d=$(iscsiadm -m session -P 3 2>/dev/null |
+			awk -v t="$1" -v l="$2" '
+				/^Target: / { cur = $2 }
+				/Lun: / { lun = $NF }
+				/Attached scsi disk/ && cur == t && lun == l { print $4; exit }')
+		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "/dev/$d" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # Loads null_blk with the parameters given, unloading first the one an
 # earlier test may have left loaded with others.
 ixt_null_blk() {

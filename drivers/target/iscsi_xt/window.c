@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: the command window of a session, adapted to the backend's
+ * response time. Pure code (see window.h).
+ */
+
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+#include <iscsi_xt/window.h>
+
+/**
+ * ixt_window_init() - start a window at its maximum
+ * @w: the window.
+ * @max: the largest window; 0 counts as 1.
+ * @goal_ns: the response time to stay under; 0 for none.
+ */
+void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns)
+{
+	*w = (struct ixt_window){
+		.cur = max ? max : 1,
+		.max = max ? max : 1,
+		.goal_ns = goal_ns ? goal_ns : U64_MAX,
+	};
+}
+
+/* One round is over: move the window towards the goal. */
+static void ixt_window_adapt(struct ixt_window *w)
+{
+	if (w->srt_ns > w->goal_ns)
+		w->cur -= min(w->cur - 1, max(w->cur / 4, 1U));
+	else if (w->srt_ns < w->goal_ns - w->goal_ns / 4 && w->cur < w->max)
+		w->cur++;
+}
+
+/**
+ * ixt_window_sample() - account for one response
+ * @w: the window.
+ * @rt_ns: the command's response time.
+ *
+ * Return: the window now.
+ */
+u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns)
+{
+	if (!w->srt_ns)
+		w->srt_ns = rt_ns;
+	else
+		w->srt_ns = w->srt_ns - w->srt_ns / 8 + rt_ns / 8;
+	if (++w->round >= w->cur) {
+		w->round = 0;
+		ixt_window_adapt(w);
+	}
+	return w->cur;
+}
+
+/**
+ * ixt_window_squeeze() - halve the window: the cache lines ran out
+ * @w: the window.
+ *
+ * Return: the window now, at least 1.
+ */
+u32 ixt_window_squeeze(struct ixt_window *w)
+{
+	w->cur = max(w->cur / 2, 1U);
+	w->round = 0;
+	return w->cur;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_xt: the command window of a session, adapted to the backend's
+ * response time (per I_T nexus flow control).
+ *
+ * Pure code: no allocation, locking, I/O or logging, so the same library
+ * builds into the module and into the user-space unit tests.
+ */
+#ifndef _ISCSI_XT_WINDOW_H
+#define _ISCSI_XT_WINDOW_H
+
+#include <linux/types.h>
+
+/**
+ * DOC: Adaptive command window
+ *
+ * The window is how many commands the initiator may have outstanding:
+ * MaxCmdSN = ExpCmdSN + window - 1. It starts at the ACL's queue depth
+ * (what LIO keeps for good) and adapts to the smoothed response time of
+ * the backend (from submission to the target core, or from the moment a
+ * write's data is all in, to the response), once per round: as many
+ * responses as the window is wide.
+ *
+ * - Above the goal the window shrinks by a quarter (by 1 at least, never
+ *   below 1): commands then queue in the initiator rather than in the
+ *   target, where they hold cache lines and delay the other sessions of
+ *   the same backend.
+ * - Below three quarters of the goal it grows by one, up to its maximum.
+ * - A goal of 0 means no goal: the window stays at its maximum, as LIO's.
+ *
+ * When the cache-line pool runs dry the window halves at once
+ * (ixt_window_squeeze()): fewer commands in flight need fewer lines; it
+ * grows back by the rules above.
+ */
+
+/**
+ * struct ixt_window - a command window and what it adapts to
+ * @cur: the window now, 1..@max.
+ * @max: the largest window: the ACL's queue depth.
+ * @goal_ns: the response time to stay under; 0 for none.
+ * @round: responses seen in the current round.
+ * @srt_ns: smoothed response time (exponential average, weight 1/8);
+ *	0 before the first response.
+ */
+struct ixt_window {
+	u32 cur;
+	u32 max;
+	u64 goal_ns;
+	u32 round;
+	u64 srt_ns;
+};
+
+void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns);
+u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns);
+u32 ixt_window_squeeze(struct ixt_window *w);
+
+#endif /* _ISCSI_XT_WINDOW_H */

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The command window adapts to the backend (debugfs "sessions" shows it).
+# On a ramdisk LUN, 4 KiB reads at iodepth 32 keep the window at the
+# ACL's queue depth. On iblock over a null_blk that serves one command at
+# a time in 5 ms, the same load makes the backend's response time grow
+# with the window, and the window shrinks until it meets the 10 ms goal
+# (MaxCmdSN follows: the ACL's info shows it), with no I/O error: the
+# commands wait in the initiator instead. With window_goal_us=0 the
+# window stays at the queue depth, as LIO's. With a small cache-line pool
+# (20 MiB), 1 MiB writes at iodepth 32 run it dry: the pool counts it,
+# the window halves, and fio verifies every byte. At the end every line
+# is back in the pool and the module unloads.
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_module
+ixt_require_cmd fio
+ixt_require_initiator
+modprobe -q target_core_iblock || ixt_skip_all "target_core_iblock unavailable"
+modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
+
+tgt=iqn.2026-11.org.example.window:t
+portal=$IXT_ADDR4_T:3260
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+rd=$IXT_CFS/core/rd_mcp_79/ixt_win_rd
+ib=$IXT_CFS/core/iblock_79/ixt_win_slow
+dbg=/sys/kernel/debug/iscsi_xt
+
+node() {
+	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
+}
+
+# Field NAME of the one session in debugfs "sessions".
+sess_field() {
+	awk -v f="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		       { print $col[f]; exit }' "$dbg/sessions"
+}
+
+# fio_run DISK FIO-OPTION...: libaio, O_DIRECT, iodepth 32 over 32 MiB;
+# fails on any I/O or verify error.
+fio_run() {
+	local disk=$1 out
+
+	shift
+	out=$(timeout 180 fio --name=ixt --filename="$disk" --ioengine=libaio \
+		--direct=1 --iodepth=32 --size=32M "$@" \
+		--output-format=terse --terse-version=3 2>&1) || {
+		ktap_print_msg "fio: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+		return 1
+	}
+	[ "$(tail -n 1 <<<"$out" | cut -d';' -f5)" = 0 ]
+}
+
+# fio_load DISK SECONDS: 4 KiB random reads for SECONDS.
+fio_load() {
+	fio_run "$1" --rw=randread --bs=4k --time_based --runtime="$2"
+}
+
+login() {
+	node -o new && node --login && mapfile -t disk < <(ixt_session_disks 2) &&
+		[ -n "${disk[1]}" ]
+}
+
+logout() {
+	node --logout
+	node -o delete
+}
+
+setup() {
+	mkdir -p "$rd" && echo rd_pages=16384 >"$rd/control" &&
+		echo 1 >"$rd/enable" || return 1
+	mkdir -p "$ib" && echo udev_path=/dev/nullb0 >"$ib/control" &&
+		echo 1 >"$ib/enable" || return 1
+	mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
+		ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+		ln -s "$ib" "$tpg/lun/lun_1/slow" &&
+		mkdir "$tpg/np/$portal" &&
+		echo 0 >"$tpg/attrib/authentication" &&
+		echo 1 >"$tpg/attrib/generate_node_acls" &&
+		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
+		echo 1 >"$tpg/enable"
+}
+
+teardown() {
+	rm -f "$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
+	rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
+		"$IXT_FABRIC/$tgt"
+	rmdir "$rd" "$(dirname "$rd")" "$ib" "$(dirname "$ib")"
+	ixt_unload
+}
+
+ixt_begin 11
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
+	hw_queue_depth=1 submit_queues=1 ||
+	ktap_exit_fail_msg "cannot load null_blk"
+ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
+setup || ktap_exit_fail_msg "cannot configure the target"
+ixt_check "the initiator logs in" login
+
+depth=$(sess_field max_window)
+fio_load "${disk[0]}" 4
+ixt_check "a fast backend keeps the window at the queue depth ($depth)" \
+	[ "$(sess_field window)" = "$depth" ]
+
+fio_load "${disk[1]}" 8
+ok=$?
+win=$(sess_field window)
+ktap_print_msg "slow backend: window $win, response time $(sess_field srt_us) us"
+ixt_check "a slow backend's load runs without I/O error" [ $ok = 0 ]
+ixt_check "and shrinks the window to a few commands" \
+	[ "$win" -ge 1 ] && [ "$win" -le 4 ]
+ixt_check "MaxCmdSN follows the window" \
+	eval '[ $(( $(sess_field max_cmd_sn) - $(sess_field exp_cmd_sn) + 1 )) -le 4 ]'
+logout
+
+echo 0 >/sys/module/iscsi_xt/parameters/window_goal_us
+login
+fio_load "${disk[1]}" 4
+ixt_check "with window_goal_us=0 the window stays at the queue depth" \
+	[ "$(sess_field window)" = "$depth" ]
+logout
+echo 10000 >/sys/module/iscsi_xt/parameters/window_goal_us
+teardown
+
+ixt_load pool_mb=20 || ktap_exit_fail_msg "cannot load iscsi_xt"
+setup || ktap_exit_fail_msg "cannot configure the target"
+login
+dry0=$(awk '/^exhausted/ { print $2 }' "$dbg/pool")
+ixt_check "1 MiB writes at iodepth 32 through a 20 MiB pool verify" \
+	fio_run "${disk[0]}" --rw=randwrite --bs=1M --verify=crc32c \
+	--do_verify=1 --verify_fatal=1
+ixt_check "the pool ran dry" \
+	[ "$(awk '/^exhausted/ { print $2 }' "$dbg/pool")" -gt "$dry0" ]
+ixt_check "and the window shrank below the queue depth" \
+	[ "$(sess_field window)" -lt "$depth" ]
+logout
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
+teardown
+rmmod null_blk
+ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
+ixt_finish
