@@ -261,7 +261,9 @@ static void ixt_login_copy_creds(struct ixt_login *login,
 /*
  * The ACL admits the initiator, or the TPG is in demo mode. As in LIO,
  * an explicit ACL's authentication attribute, unless it is -1, decides
- * whether CHAP is required; otherwise the TPG's does.
+ * whether CHAP is required; otherwise the TPG's does. The ACL a demo-mode
+ * login left behind (dynamic, kept with cache_dynamic_acls) is no
+ * explicit ACL: the TPG's credentials and attribute apply.
  */
 static u16 ixt_login_check_acl(struct ixt_login *login)
 {
@@ -271,6 +273,10 @@ static u16 ixt_login_check_acl(struct ixt_login *login)
 	int auth = -1;
 
 	se_nacl = core_tpg_get_initiator_node_acl(se_tpg, login->initiator);
+	if (se_nacl && se_nacl->dynamic_node_acl) {
+		target_put_nacl(se_nacl);
+		se_nacl = NULL;
+	}
 	if (!se_nacl && !ixt_tpg_attrib(login->tpg,
 					IXT_TA_GENERATE_NODE_ACLS))
 		return IXT_LS_INIT(TGT_FORBIDDEN);
