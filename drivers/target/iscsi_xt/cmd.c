@@ -183,7 +183,7 @@ static void ixt_cmd_map(struct ixt_cmd *cmd, bool per_line)
 static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 			     const struct iscsi_scsi_req *req, u32 imm)
 {
-	const struct ixt_params *p = &conn->sess->params;
+	const struct ixt_params *p = &conn->params;
 	bool per_line = ixt_cmd_sg_per_line(req->cdb);
 	struct ixt_dpt_geom g = {
 		.xfer_len = be32_to_cpu(req->data_length),
@@ -243,10 +243,14 @@ out_free:
 
 static void ixt_cmd_free(struct ixt_cmd *cmd)
 {
+	struct ixt_conn *conn = cmd->conn;
+
 	if (cmd->nr_lines)
 		ixt_pool_put(cmd->lines, cmd->nr_lines);
 	kvfree(cmd->big);
+	kfree(cmd->cdb);
 	kmem_cache_free(ixt_cmd_cache, cmd);
+	ixt_conn_cmd_done(conn);
 }
 
 /**
@@ -302,6 +306,7 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 	cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return NULL;
+	atomic_inc(&conn->nr_cmds);
 	cmd->conn = conn;
 	cmd->itt = itt;
 	cmd->se_cmd.tag = ixt_itt(itt);
@@ -369,17 +374,25 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
 	bool write = req->flags & ISCSI_FLAG_CMD_WRITE;
 	u32 edtl = be32_to_cpu(req->data_length);
+	struct ixt_pdu_ahs ahs = { };
 	struct ixt_cmd *cmd;
 	int ret;
 
-	/* Bidirectional commands and extended CDBs are not supported yet. */
-	if ((write && req->flags & ISCSI_FLAG_CMD_READ) || pdu->ahs ||
-	    edtl > IXT_MAX_XFER_LEN) {
+	if (pdu->ahs && ixt_pdu_parse_ahs(pdu->ahs, ixt_pdu_ahs_len(&pdu->hdr),
+					  &ahs, &pdu->reject)) {
+		pdu->discard = true;
+		return 0;
+	}
+	/*
+	 * The target core runs no bidirectional command of its own (only
+	 * pscsi passes them through); LIO's iSCSI refuses them too.
+	 */
+	if ((write && req->flags & ISCSI_FLAG_CMD_READ) ||
+	    ahs.has_bidi_read_len || edtl > IXT_MAX_XFER_LEN) {
 		pr_warn_ratelimited("%s: CDB 0x%02x refused: %s\n",
 				    conn->sess->initiator, req->cdb[0],
 				    edtl > IXT_MAX_XFER_LEN ?
-				    "transfer too long" :
-				    "bidirectional or extended CDB");
+				    "transfer too long" : "bidirectional");
 		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
 		return 0;
 	}
@@ -387,6 +400,16 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
 		return -ENOMEM;
+	if (ahs.ecdb) {
+		/* A CDB longer than 16 bytes: the rest came in an AHS. */
+		cmd->cdb = kmalloc(ISCSI_CDB_SIZE + ahs.ecdb_len, GFP_KERNEL);
+		if (!cmd->cdb) {
+			ixt_cmd_put(cmd);
+			return -ENOMEM;
+		}
+		memcpy(cmd->cdb, req->cdb, ISCSI_CDB_SIZE);
+		memcpy(cmd->cdb + ISCSI_CDB_SIZE, ahs.ecdb, ahs.ecdb_len);
+	}
 
 	if (write && edtl > pdu->dlength) {
 		ret = ixt_dataout_slot_get(conn, cmd);
@@ -446,7 +469,8 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	int dir = DMA_NONE;
 	bool data_phase;
 
-	conn->rx_cmd = NULL;
+	if (conn->rx_cmd == cmd)
+		conn->rx_cmd = NULL;
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		ixt_dataout_slot_put(conn, cmd);
 		ixt_cmd_put(cmd);
@@ -482,7 +506,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (dir != DMA_TO_DEVICE)
 		cmd->exec_ns = ktime_get_ns();
 	/* On failure the core answers through ixt_queue_status(). */
-	if (!target_submit_prep(&cmd->se_cmd, req->cdb,
+	if (!target_submit_prep(&cmd->se_cmd, cmd->cdb ?: req->cdb,
 				cmd->nr_lines ? cmd->sgl : NULL, cmd->sg_nents,
 				NULL, 0, NULL, 0, GFP_KERNEL))
 		target_submit(&cmd->se_cmd);
@@ -591,7 +615,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 	struct ixt_conn *conn = cmd->conn;
-	u32 max = conn->sess->params.max_xmit_dlength;
+	u32 max = conn->params.max_xmit_dlength;
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
 	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;
@@ -741,9 +765,11 @@ void ixt_cmd_abort_write(struct ixt_cmd *cmd)
  * A command whose header was in but not its immediate data never reached
  * the core: it is freed. A write that waits for Data-Out is completed
  * with TASK ABORTED (unless an abort does it already), so that the core
- * can let it go, and its data phase ends. Called before the session waits for its commands.
+ * can let it go, and its data phase ends. Called before the session, or
+ * the connection, waits for the commands.
  *
- * Context: Process context (the connection's release work).
+ * Context: Process context (the connection's release work), under the
+ * session's rx_lock.
  */
 void ixt_cmd_conn_gone(struct ixt_conn *conn)
 {
@@ -765,7 +791,6 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 					    SAM_STAT_TASK_ABORTED);
 		ixt_dataout_end(cmd);
 	}
-	ixt_dataout_slots_free(conn);
 }
 
 /**

@@ -69,6 +69,8 @@
  * @abort_work: completes a write waiting for Data-Out that a task
  *	management function aborts, once the target core has marked it.
  * @abort_deadline: when @abort_work stops waiting for the mark.
+ * @cdb: the whole CDB when it is longer than the 16 bytes of the BHS
+ *	(the rest came in an Extended CDB AHS), kmalloc'ed; else %NULL.
  * @exec_ns: ktime_get_ns() when the command went to the backend (a read
  *	at submission, a write once its data is in); 0 before that, and
  *	once its response time has been fed to the session's window.
@@ -98,6 +100,7 @@ struct ixt_cmd {
 	void *big;
 	struct delayed_work abort_work;
 	unsigned long abort_deadline;
+	u8 *cdb;
 	u64 exec_ns;
 	struct ixt_ranges ranges;
 	struct ixt_range range[IXT_CMD_RANGES];

@@ -8,8 +8,10 @@
  * queue's expected number. The queue is holes.c's ixt_snq, as big as the
  * command window, so what is held is bounded by the window.
  *
- * Only the session's receive path (one connection per session) touches
- * the queue, and the connection's release work once that has stopped;
+ * The queue is the session's, shared by its connections under the
+ * session's rx_lock: a request held for one connection is delivered, for
+ * that connection, by whichever receive path closes its hole; held
+ * requests of a connection that is closing are dropped instead.
  * sess->exp_cmd_sn mirrors ExpCmdSN for the responses built elsewhere.
  */
 
@@ -30,12 +32,16 @@ enum {
 /**
  * struct ixt_cmdsn_held - a request held behind a CmdSN hole
  * @node: its place in the session's queue.
+ * @conn: the connection it came on, which waits for it when closing
+ *	(a held SCSI Command counts in its nr_cmds; any request in its
+ *	cmdsn_held).
  * @pdu: a copy of the PDU; @pdu.data points at @data, @pdu.cmd is the
  *	command of a SCSI Command.
  * @data: the data segment of a request other than a SCSI Command.
  */
 struct ixt_cmdsn_held {
 	struct ixt_snq_node node;
+	struct ixt_conn *conn;
 	struct ixt_rx_pdu pdu;
 	u8 data[];
 };
@@ -88,6 +94,7 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
 	if (!h)
 		return false;
+	h->conn = conn;
 	h->pdu = *pdu;
 	h->pdu.data = len ? h->data : NULL;
 	memcpy(h->data, pdu->data, len);
@@ -101,7 +108,21 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		kfree(h);
 		return false;
 	}
+	conn->cmdsn_held++;
 	return true;
+}
+
+/* A held request's turn has come, or the session is going. */
+static void ixt_cmdsn_unhold(struct ixt_cmdsn_held *h,
+			     void (*deliver)(struct ixt_conn *conn,
+					     struct ixt_rx_pdu *pdu))
+{
+	h->conn->cmdsn_held--;
+	if (deliver && !ixt_conn_closing(h->conn))
+		deliver(h->conn, &h->pdu);
+	else
+		ixt_cmdsn_drop(h->conn, &h->pdu);
+	kfree(h);
 }
 
 /**
@@ -111,7 +132,8 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
  *	it); a SCSI Command set up by ixt_cmd_rx_hdr().
  * @deliver: what handles a request once its turn has come.
  *
- * Context: Process context (the connection's receive path).
+ * Context: Process context (the connection's receive path), under the
+ * session's rx_lock.
  */
 void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		  void (*deliver)(struct ixt_conn *conn,
@@ -122,6 +144,7 @@ void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	struct ixt_snq_node here, *node;
 	struct ixt_snq_batch batch;
 
+	lockdep_assert_held(&sess->rx_lock);
 	if (!sess->cmdsn_slots && ixt_cmdsn_setup(sess)) {
 		ixt_cmdsn_drop(conn, pdu);
 		ixt_conn_close(conn);
@@ -145,38 +168,32 @@ void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 			sess->cmdsn_depth - 1);
 	WRITE_ONCE(sess->exp_cmd_sn, ixt_snq_expected(&sess->cmdsn_q));
 	while ((node = ixt_snq_pop(&sess->cmdsn_q))) {
-		struct ixt_cmdsn_held *h;
-
-		if (node == &here) {
+		if (node == &here)
 			deliver(conn, pdu);
-			continue;
-		}
-		h = container_of(node, struct ixt_cmdsn_held, node);
-		deliver(conn, &h->pdu);
-		kfree(h);
+		else
+			ixt_cmdsn_unhold(container_of(node,
+						      struct ixt_cmdsn_held,
+						      node), deliver);
 	}
 }
 
 /**
  * ixt_cmdsn_sess_gone() - drop what a session still holds
- * @conn: the session's connection, whose I/O has stopped.
+ * @sess: the session, whose last connection is closing.
  *
- * Context: Process context (the connection's release work).
+ * Context: Process context (the release work of the session's last
+ * connection), under the session's rx_lock.
  */
-void ixt_cmdsn_sess_gone(struct ixt_conn *conn)
+void ixt_cmdsn_sess_gone(struct ixt_sess *sess)
 {
-	struct ixt_sess *sess = conn->sess;
 	struct ixt_snq_node *node;
 
+	lockdep_assert_held(&sess->rx_lock);
 	if (!sess->cmdsn_slots)
 		return;
-	while ((node = ixt_snq_flush(&sess->cmdsn_q))) {
-		struct ixt_cmdsn_held *h =
-			container_of(node, struct ixt_cmdsn_held, node);
-
-		ixt_cmdsn_drop(conn, &h->pdu);
-		kfree(h);
-	}
+	while ((node = ixt_snq_flush(&sess->cmdsn_q)))
+		ixt_cmdsn_unhold(container_of(node, struct ixt_cmdsn_held,
+					      node), NULL);
 	kfree(sess->cmdsn_slots);
 	sess->cmdsn_slots = NULL;
 }

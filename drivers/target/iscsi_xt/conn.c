@@ -14,6 +14,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "cmd.h"
 #include "conn.h"
 
 /* Seconds a login may take before its TPG is known, LIO's default. */
@@ -208,9 +209,15 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
  */
 int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
+	struct ixt_sess *sess = conn->sess;
+	int ret;
+
 	if (conn->state != IXT_CONN_FULL_FEATURE || pdu->reject)
 		return 0;
-	return ixt_sess_rx_hdr(conn, pdu);
+	mutex_lock(&sess->rx_lock);
+	ret = ixt_sess_rx_hdr(conn, pdu);
+	mutex_unlock(&sess->rx_lock);
+	return ret;
 }
 
 /**
@@ -219,7 +226,8 @@ int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
  * @pdu: the PDU, whole; valid only during the call.
  *
  * Context: Process context: the transport's receive work, which is the
- * only caller for a connection, so calls never overlap.
+ * only caller for a connection, so calls never overlap; in full feature
+ * phase this takes the session's rx_lock.
  */
 void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
@@ -231,8 +239,11 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_conn_send_reject(conn, &pdu->hdr, pdu->reject);
 		return;
 	}
-	if (!pdu->ignore)
-		ixt_sess_rx_ffp(conn, pdu);
+	if (pdu->ignore)
+		return;
+	mutex_lock(&conn->sess->rx_lock);
+	ixt_sess_rx_ffp(conn, pdu);
+	mutex_unlock(&conn->sess->rx_lock);
 }
 
 static void ixt_conn_login_timeout(struct work_struct *work)
@@ -320,6 +331,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	ixt_reqbuf_free(&conn->text_req);
 	ixt_rsp_free(&conn->text_rsp);
 	ixt_sess_conn_gone(conn);
+	ixt_dataout_slots_free(conn);
 	if (conn->tpg)
 		ixt_tpg_put(conn->tpg);
 	ixt_portal_put(conn->portal);
@@ -364,6 +376,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	conn->stat_sn = get_random_u32();
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
+	INIT_LIST_HEAD(&conn->sess_entry);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 	ixt_watchdog_init(conn);
@@ -416,6 +429,29 @@ void ixt_conn_start(struct ixt_conn *conn)
 {
 	queue_delayed_work(ixt_wq, &conn->login_timeout,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
+}
+
+/**
+ * ixt_conn_cmd_done() - a command of a connection is freed
+ * @conn: the command's connection.
+ *
+ * Context: Any context.
+ */
+void ixt_conn_cmd_done(struct ixt_conn *conn)
+{
+	if (atomic_dec_and_test(&conn->nr_cmds))
+		wake_up_all(&ixt_conns_wq);
+}
+
+/**
+ * ixt_conn_wait_cmds() - wait until every command of a connection is freed
+ * @conn: the connection, closing: no command starts any more.
+ *
+ * Context: Process context (the connection's release work).
+ */
+void ixt_conn_wait_cmds(struct ixt_conn *conn)
+{
+	wait_event(ixt_conns_wq, !atomic_read(&conn->nr_cmds));
 }
 
 /**

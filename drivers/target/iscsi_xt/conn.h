@@ -68,14 +68,20 @@ enum ixt_conn_state {
 /* &struct ixt_conn.flags bits */
 #define IXT_CONN_F_CLOSING	0	/* release work scheduled */
 #define IXT_CONN_F_IN_LOGIN	1	/* counted in the login bound */
+#define IXT_CONN_F_REPLACED	2	/* a login with its CID replaces it */
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
  * @ops: the transport.
  * @entry: link in the list of all connections (module exit closes them).
- * @state: &enum ixt_conn_state; written only by the receive path (the
- *	transport's rx work, which calls every core receive function),
+ * @state: &enum ixt_conn_state; written only by the receive path,
  *	read anywhere with READ_ONCE().
+ *
+ * "Receive path" below means the transport's rx work, which calls every
+ * core receive function, and in full feature phase holds the session's
+ * rx_lock meanwhile; a request of one connection that a CmdSN hole held
+ * may be delivered from the receive path of another connection of the
+ * session, under the same lock.
  * @flags: IXT_CONN_F_* bits, atomic.
  * @portal: listening endpoint the connection arrived on; a reference.
  * @limits: what the receive path accepts; written by the core from the
@@ -85,6 +91,16 @@ enum ixt_conn_state {
  *	Changed only from the rx work, at the end of login.
  * @login: login state while @state is %IXT_CONN_LOGIN, else %NULL.
  * @sess: the session once login succeeded; the connection's reference.
+ * @sess_entry: link in the session's connections, under ixt_sess_mutex.
+ * @params: what the login negotiated, session-wide values included
+ *	(the session's, for a connection that joined one); set at the end
+ *	of login.
+ * @nr_cmds: commands and task management requests of the connection not
+ *	yet freed; atomic. Its release waits until none is left.
+ * @cmdsn_held: requests of the connection held behind a CmdSN hole;
+ *	under the session's rx_lock.
+ * @logged_out: the connection ends with a Logout request; under the
+ *	session's rx_lock.
  * @tpg: the TPG the login is for, once known; a reference, dropped when
  *	the connection is released (ixt_tpg_drain() waits for that).
  * @cid: connection ID the initiator chose.
@@ -136,6 +152,11 @@ struct ixt_conn {
 	unsigned int digests;
 	struct ixt_login *login;
 	struct ixt_sess *sess;
+	struct list_head sess_entry;
+	struct ixt_params params;
+	atomic_t nr_cmds;
+	u32 cmdsn_held;
+	bool logged_out;
 	struct ixt_tpg *tpg;
 	u16 cid;
 	spinlock_t sn_lock;	/* protects stat_sn, orders status PDUs */
@@ -165,17 +186,20 @@ struct ixt_conn {
 };
 
 /**
- * struct ixt_sess - an iSCSI session (one connection: MaxConnections=1)
- * @ref: kref; one for the owning connection, one per finder.
+ * struct ixt_sess - an iSCSI session, of one or more connections
+ * @ref: kref; one per connection, one per finder.
  * @entry: link in ixt_sess_list, under ixt_sess_mutex, while the
- *	session can be found (from full feature phase until its
+ *	session can be found (from full feature phase until its last
  *	connection goes).
  * @tpg: the TPG, %NULL for a discovery session; the connection holds
  *	the reference. Compared, never dereferenced, once the connection
  *	is gone.
  * @se_sess: the target core session, %NULL for a discovery session.
- * @conn: the session's connection; cleared under ixt_sess_mutex when
- *	the connection goes.
+ * @conns: its connections in full feature phase, under ixt_sess_mutex.
+ * @nr_conns: number of @conns, under ixt_sess_mutex.
+ * @rx_lock: serialises the full feature receive paths of the
+ *	connections: the CmdSN queue is the session's, and a request held
+ *	by it is delivered by whichever connection closes its hole.
  * @discovery: SessionType=Discovery.
  * @isid: ISID the initiator chose.
  * @tsih: TSIH the target assigned, never 0.
@@ -183,7 +207,7 @@ struct ixt_conn {
  * @params: values negotiated at login.
  * @exp_cmd_sn: ExpCmdSN: written by the receive path, read anywhere
  *	with READ_ONCE().
- * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); receive path only.
+ * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); under @rx_lock.
  * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
  *	the first request of the full feature phase.
  * @cmdsn_depth: the ACL's queue depth: the largest command window, and
@@ -195,14 +219,15 @@ struct ixt_conn {
  * @win_cur: @window.cur, published under @win_lock for lockless readers.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
- * @logged_out: the session ends with a Logout request; receive path.
  */
 struct ixt_sess {
 	struct kref ref;
 	struct list_head entry;
 	struct ixt_tpg *tpg;
 	struct se_session *se_sess;
-	struct ixt_conn *conn;
+	struct list_head conns;
+	u32 nr_conns;
+	struct mutex rx_lock;	/* receive paths of the connections */
 	bool discovery;
 	u8 isid[6];
 	u16 tsih;
@@ -217,7 +242,6 @@ struct ixt_sess {
 	struct ixt_window window;
 	u32 win_cur;
 	struct completion gone;
-	bool logged_out;
 };
 
 /* portal.c */
@@ -263,6 +287,8 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 			  u8 reason);
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason);
+void ixt_conn_cmd_done(struct ixt_conn *conn);
+void ixt_conn_wait_cmds(struct ixt_conn *conn);
 
 /* text.c */
 int ixt_reqbuf_append(struct ixt_reqbuf *req, const void *data, u32 len);
@@ -282,6 +308,9 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn);
 void ixt_sess_conn_gone(struct ixt_conn *conn);
 void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 			const u8 *isid);
+struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,
+				   const u8 *isid, u16 tsih);
+int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn);
 int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
@@ -315,7 +344,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		  void (*deliver)(struct ixt_conn *conn,
 				  struct ixt_rx_pdu *pdu));
-void ixt_cmdsn_sess_gone(struct ixt_conn *conn);
+void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */
 void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

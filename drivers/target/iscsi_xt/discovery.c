@@ -189,7 +189,7 @@ static void ixt_text_send_part(struct ixt_conn *conn,
 	u32 len;
 
 	len = ixt_text_chunk(&conn->text_rsp,
-			     conn->sess->params.max_xmit_dlength, &chunk,
+			     conn->params.max_xmit_dlength, &chunk,
 			     &more);
 	pdu = ixt_tx_pdu_alloc(len, GFP_KERNEL);
 	if (!pdu) {

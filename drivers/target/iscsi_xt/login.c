@@ -33,6 +33,8 @@
  *	checked, and @neg set up.
  * @tpg: the TPG of a normal session: the connection's, which holds
  *	the reference.
+ * @join: the session a connection with a TSIH joins, with a reference;
+ *	%NULL for a leading login.
  * @auth: CHAP is required.
  * @authenticated: CHAP succeeded, or AuthMethod=None was agreed while
  *	CHAP is not required.
@@ -53,6 +55,7 @@ struct ixt_login {
 	u8 stage;
 	bool leading_done;
 	struct ixt_tpg *tpg;
+	struct ixt_sess *join;
 	bool auth;
 	bool authenticated;
 	struct ixt_chap chap;
@@ -99,6 +102,8 @@ void ixt_login_free(struct ixt_conn *conn)
 
 	if (!login)
 		return;
+	if (login->join)
+		ixt_sess_put(login->join);
 	ixt_chap_destroy(&login->chap);
 	memzero_explicit(login->creds, sizeof(login->creds));
 	ixt_reqbuf_free(&login->req);
@@ -229,9 +234,6 @@ static u16 ixt_login_check_hdr(struct ixt_login *login,
 		login->stage = csg;
 		if (req->min_version > ISCSI_DRAFT20_VERSION)
 			return IXT_LS_INIT(NO_VERSION);
-		/* One connection per session: no connection to add. */
-		if (req->tsih)
-			return IXT_LS_INIT(NO_SESSION);
 	}
 	if (memcmp(req->isid, login->first.isid, sizeof(req->isid)) ||
 	    req->tsih != login->first.tsih || req->cid != login->first.cid ||
@@ -369,6 +371,19 @@ static u16 ixt_login_no_tpg(struct ixt_login *login, const char *target,
 	}
 }
 
+/* A login with a TSIH adds a connection to that session (MC/S). */
+static u16 ixt_login_find_join(struct ixt_login *login)
+{
+	login->join = ixt_sess_find_get(login->tpg, login->initiator,
+					login->first.isid,
+					be16_to_cpu(login->first.tsih));
+	if (login->join)
+		return 0;
+	pr_warn_ratelimited("%s: no session TSIH %u to add a connection to\n",
+			    login->initiator, be16_to_cpu(login->first.tsih));
+	return IXT_LS_INIT(NO_SESSION);
+}
+
 /* The first request: find the target and the ACL, set up the engine. */
 static u16 ixt_login_leading(struct ixt_conn *conn)
 {
@@ -380,6 +395,7 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 	char target[ISCSI_NAME_LEN];
 	unsigned int flags = IXT_NEG_LEADING;
 	struct ixt_tpg *tpg;
+	u16 status;
 
 	if (!ixt_login_find(text, len, "InitiatorName", login->initiator,
 			    sizeof(login->initiator)))
@@ -403,9 +419,18 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 					    login->tpg->tpgt);
 			return IXT_LS_INIT(TGT_FORBIDDEN);
 		}
+		if (login->first.tsih) {
+			status = ixt_login_find_join(login);
+			if (status)
+				return status;
+			flags &= ~IXT_NEG_LEADING;
+		}
 		if (ixt_tpg_attrib(login->tpg, IXT_TA_LOGIN_KEYS_WORKAROUND))
 			flags |= IXT_NEG_KEYS_WORKAROUND;
 	} else if (!strcmp(type, "Discovery")) {
+		/* MaxConnections is 1: no connection joins a discovery. */
+		if (login->first.tsih)
+			return IXT_LS_INIT(CONN_ADD_FAILED);
 		ixt_login_check_discovery(login);
 	} else {
 		return IXT_LS_INIT(NO_SESSION_TYPE);
@@ -517,6 +542,46 @@ static u16 ixt_login_keys(struct ixt_conn *conn)
 	return 0;
 }
 
+/*
+ * Adds the connection to the session it joins: the session-wide values
+ * are the session's, the connection's own (digests, data segment
+ * lengths) its login's.
+ */
+static u16 ixt_login_join(struct ixt_conn *conn)
+{
+	struct ixt_login *login = conn->login;
+	const struct ixt_params *neg = &login->neg.params;
+	struct ixt_sess *sess = login->join;
+	struct ixt_params *p = &conn->params;
+	int ret;
+
+	*p = sess->params;
+	p->header_digest = neg->header_digest;
+	p->data_digest = neg->data_digest;
+	p->target_recv_dlength = neg->target_recv_dlength;
+	p->initiator_recv_dlength = neg->initiator_recv_dlength;
+	p->max_xmit_dlength = neg->max_xmit_dlength;
+	p->auth_method = neg->auth_method;
+	ret = ixt_sess_join(sess, conn);
+	if (ret) {
+		pr_warn_ratelimited("%s: connection CID %u cannot join session TSIH %u: %d\n",
+				    login->initiator, conn->cid, sess->tsih,
+				    ret);
+		switch (ret) {
+		case -ENOENT:
+			return IXT_LS_INIT(NO_SESSION);
+		case -EMLINK:
+			return IXT_LS_INIT(ISID_ERROR);
+		default:
+			return IXT_LS_TARGET(SVC_UNAVAILABLE);
+		}
+	}
+	ixt_stat_login_accept(login->tpg->tiqn);
+	pr_info("%s: connection CID %u joined session TSIH %u from %pISpc\n",
+		sess->initiator, conn->cid, sess->tsih, &conn->peer);
+	return 0;
+}
+
 /* Makes the session live; the final response then carries its TSIH. */
 static u16 ixt_login_finish(struct ixt_conn *conn)
 {
@@ -527,6 +592,9 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 
 	if (ixt_neg_finish(&login->neg, &st))
 		return ixt_login_status(&st);
+	conn->cid = be16_to_cpu(login->first.cid);
+	if (login->join)
+		return ixt_login_join(conn);
 	if (!login->neg.params.discovery)
 		ixt_sess_reinstate(login->tpg, login->initiator,
 				   login->first.isid);
@@ -536,6 +604,7 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	sess->discovery = login->neg.params.discovery;
 	sess->tpg = login->tpg;
 	sess->params = login->neg.params;
+	conn->params = login->neg.params;
 	sess->exp_cmd_sn = be32_to_cpu(login->first.cmdsn);
 	ixt_sess_window_start(sess, 1);
 
@@ -552,7 +621,6 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 				      sess->se_sess->se_node_acl->queue_depth);
 	if (login->tpg)
 		ixt_stat_login_accept(login->tpg->tiqn);
-	conn->cid = be16_to_cpu(login->first.cid);
 	pr_info("%s: %s session TSIH %u logged in from %pISpc\n",
 		sess->initiator, sess->discovery ? "discovery" : "normal",
 		sess->tsih, &conn->peer);
@@ -562,7 +630,7 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 /* Login is over: the connection goes to full feature phase. */
 static void ixt_login_enter_ffp(struct ixt_conn *conn)
 {
-	struct ixt_params *p = &conn->sess->params;
+	struct ixt_params *p = &conn->params;
 
 	conn->limits = (struct ixt_pdu_limits){
 		.max_recv_dlength = p->target_recv_dlength,

@@ -64,6 +64,8 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
 		return NULL;
 	kref_init(&sess->ref);
 	INIT_LIST_HEAD(&sess->entry);
+	INIT_LIST_HEAD(&sess->conns);
+	mutex_init(&sess->rx_lock);
 	spin_lock_init(&sess->win_lock);
 	init_completion(&sess->gone);
 	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
@@ -73,7 +75,10 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
 
 static void ixt_sess_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct ixt_sess, ref));
+	struct ixt_sess *sess = container_of(ref, struct ixt_sess, ref);
+
+	mutex_destroy(&sess->rx_lock);
+	kfree(sess);
 }
 
 /**
@@ -149,7 +154,8 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	mutex_lock(&ixt_sess_mutex);
 	sess->tsih = ixt_tsih_alloc();
-	sess->conn = conn;
+	list_add_tail(&conn->sess_entry, &sess->conns);
+	sess->nr_conns = 1;
 	list_add_tail(&sess->entry, &ixt_sess_list);
 	mutex_unlock(&ixt_sess_mutex);
 	conn->sess = sess;
@@ -157,53 +163,191 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 }
 
 /**
- * ixt_sess_conn_gone() - end the session of a connection that is closing
+ * ixt_sess_find_get() - find the session a connection wants to join
+ * @tpg: the TPG of the login.
+ * @initiator: its InitiatorName.
+ * @isid: its ISID.
+ * @tsih: its TSIH, not 0.
+ *
+ * Context: Process context; takes ixt_sess_mutex.
+ * Return: the normal session, with a reference, or %NULL.
+ */
+struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,
+				   const u8 *isid, u16 tsih)
+{
+	struct ixt_sess *sess;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->tsih == tsih && sess->tpg == tpg &&
+		    !memcmp(sess->isid, isid, sizeof(sess->isid)) &&
+		    !strcmp(sess->initiator, initiator)) {
+			kref_get(&sess->ref);
+			mutex_unlock(&ixt_sess_mutex);
+			return sess;
+		}
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	return NULL;
+}
+
+static struct ixt_conn *ixt_sess_find_cid(struct ixt_sess *sess, u16 cid)
+{
+	struct ixt_conn *conn;
+
+	lockdep_assert_held(&ixt_sess_mutex);
+	list_for_each_entry(conn, &sess->conns, sess_entry)
+		if (conn->cid == cid)
+			return conn;
+	return NULL;
+}
+
+static bool ixt_sess_has_cid(struct ixt_sess *sess, u16 cid)
+{
+	bool found;
+
+	mutex_lock(&ixt_sess_mutex);
+	found = ixt_sess_find_cid(sess, cid);
+	mutex_unlock(&ixt_sess_mutex);
+	return found;
+}
+
+/**
+ * ixt_sess_join() - add a connection to a session at the end of its login
+ * @sess: the session, found by ixt_sess_find_get().
+ * @conn: the connection, its CID set; it takes a reference on @sess.
+ *
+ * A connection with the same CID is replaced (connection reinstatement,
+ * RFC 7143 section 6.3.4): it is closed, its tasks end with it, and this
+ * waits up to %IXT_REINSTATE_WAIT_SECS for it to leave.
+ *
+ * Context: Process context (the receive path); takes ixt_sess_mutex.
+ * Return: 0; -ENOENT when the session ended meanwhile; -EMLINK when it
+ * has MaxConnections connections already; -EBUSY when the connection to
+ * replace does not go.
+ */
+int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn)
+{
+	struct ixt_conn *old;
+
+	for (;;) {
+		mutex_lock(&ixt_sess_mutex);
+		if (list_empty(&sess->entry)) {
+			mutex_unlock(&ixt_sess_mutex);
+			return -ENOENT;
+		}
+		old = ixt_sess_find_cid(sess, conn->cid);
+		if (!old)
+			break;
+		set_bit(IXT_CONN_F_REPLACED, &old->flags);
+		ixt_conn_close(old);
+		mutex_unlock(&ixt_sess_mutex);
+		pr_info("%s: reinstating connection CID %u of session TSIH %u\n",
+			sess->initiator, conn->cid, sess->tsih);
+		if (!wait_event_timeout(ixt_sess_wq,
+					!ixt_sess_has_cid(sess, conn->cid),
+					IXT_REINSTATE_WAIT_SECS * HZ))
+			return -EBUSY;
+	}
+	if (sess->nr_conns >= sess->params.max_connections) {
+		mutex_unlock(&ixt_sess_mutex);
+		return -EMLINK;
+	}
+	kref_get(&sess->ref);
+	list_add_tail(&conn->sess_entry, &sess->conns);
+	sess->nr_conns++;
+	conn->sess = sess;
+	mutex_unlock(&ixt_sess_mutex);
+	return 0;
+}
+
+/*
+ * The last connection of a session went: the requests still held are
+ * dropped, the writes of the connection waiting for Data-Out ended, the
+ * session's commands waited for and its target core session removed,
+ * which lets an ACL deletion or a reinstating login waiting for it go on.
+ */
+static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
+{
+	mutex_lock(&sess->rx_lock);
+	ixt_cmdsn_sess_gone(sess);
+	mutex_unlock(&sess->rx_lock);
+	if (sess->se_sess) {
+		target_stop_session(sess->se_sess);
+		mutex_lock(&sess->rx_lock);
+		ixt_cmd_conn_gone(conn);
+		mutex_unlock(&sess->rx_lock);
+		target_wait_for_sess_cmds(sess->se_sess);
+		target_remove_session(sess->se_sess);
+		sess->se_sess = NULL;
+		atomic_dec(&conn->tpg->tiqn->nr_sessions);
+		ixt_stat_logout(conn->tpg->tiqn, conn->logged_out);
+	}
+	pr_info("%s session of %s, TSIH %u, closed\n",
+		sess->discovery ? "discovery" : "normal", sess->initiator,
+		sess->tsih);
+	complete_all(&sess->gone);
+}
+
+/**
+ * ixt_sess_conn_gone() - a connection of a session is closing
  * @conn: the connection, whose I/O has stopped.
  *
- * With one connection per session, the session ends with it: it stops
- * being findable, the writes waiting for its Data-Out are ended, its
- * commands are waited for and its target core
- * session is removed, which lets an ACL deletion or a reinstating login
- * waiting for it go on.
+ * The connection leaves its session. The last one to leave ends the
+ * session. At ErrorRecoveryLevel 0 a connection lost other than by a
+ * Logout, or with requests still held behind a CmdSN hole, fails the
+ * whole session: the other connections are closed too. A connection
+ * that leaves a session going on ends its writes waiting for Data-Out.
+ * Either way this returns once every command of the connection is gone:
+ * their responses would use it.
  *
  * Context: Process context (the connection's release work).
  */
 void ixt_sess_conn_gone(struct ixt_conn *conn)
 {
 	struct ixt_sess *sess = conn->sess;
+	struct ixt_conn *other;
+	bool last, fail;
 
 	if (!sess)
 		return;
+	mutex_lock(&sess->rx_lock);
+	fail = (!conn->logged_out &&
+		!test_bit(IXT_CONN_F_REPLACED, &conn->flags)) ||
+	       conn->cmdsn_held;
+	mutex_unlock(&sess->rx_lock);
+
 	mutex_lock(&ixt_sess_mutex);
-	list_del_init(&sess->entry);
-	sess->conn = NULL;
+	list_del_init(&conn->sess_entry);
+	last = !--sess->nr_conns;
+	if (last)
+		list_del_init(&sess->entry);
+	else if (fail)
+		list_for_each_entry(other, &sess->conns, sess_entry)
+			ixt_conn_close(other);
 	mutex_unlock(&ixt_sess_mutex);
 	wake_up_all(&ixt_sess_wq);
-	ixt_cmdsn_sess_gone(conn);
 
-	if (sess->se_sess) {
-		target_stop_session(sess->se_sess);
+	if (last) {
+		ixt_sess_end(sess, conn);
+	} else {
+		mutex_lock(&sess->rx_lock);
 		ixt_cmd_conn_gone(conn);
-		target_wait_for_sess_cmds(sess->se_sess);
-		target_remove_session(sess->se_sess);
-		sess->se_sess = NULL;
-		atomic_dec(&conn->tpg->tiqn->nr_sessions);
-		ixt_stat_logout(conn->tpg->tiqn, sess->logged_out);
+		mutex_unlock(&sess->rx_lock);
 	}
-	pr_info("%s session of %s, TSIH %u, closed\n",
-		sess->discovery ? "discovery" : "normal", sess->initiator,
-		sess->tsih);
-	complete_all(&sess->gone);
+	ixt_conn_wait_cmds(conn);
 	conn->sess = NULL;
 	ixt_sess_put(sess);
 }
 
-/* Closes the session's connection; the caller holds a session reference. */
+/* Closes every connection of a session. */
 static void ixt_sess_close(struct ixt_sess *sess)
 {
+	struct ixt_conn *conn;
+
 	lockdep_assert_held(&ixt_sess_mutex);
-	if (sess->conn)
-		ixt_conn_close(sess->conn);
+	list_for_each_entry(conn, &sess->conns, sess_entry)
+		ixt_conn_close(conn);
 }
 
 /**
@@ -247,15 +391,17 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 	ixt_sess_put(old);
 }
 
-/* Asks the initiator of a session to log out (RFC 7143 11.9.1). */
-static void ixt_sess_request_logout(struct ixt_sess *sess)
+/*
+ * Asks the initiator to log a connection out (RFC 7143 11.9.1): the
+ * Async Message goes on that connection.
+ */
+static void ixt_conn_request_logout(struct ixt_conn *conn)
 {
-	struct ixt_conn *conn = sess->conn;
 	struct iscsi_async *hdr;
 	struct ixt_tx_pdu *pdu;
 
 	lockdep_assert_held(&ixt_sess_mutex);
-	if (!conn || READ_ONCE(conn->state) != IXT_CONN_FULL_FEATURE)
+	if (READ_ONCE(conn->state) != IXT_CONN_FULL_FEATURE)
 		return;
 	pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
 	if (!pdu) {
@@ -299,12 +445,14 @@ static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
  */
 void ixt_tpg_logout_sessions(struct ixt_tpg *tpg)
 {
+	struct ixt_conn *conn;
 	struct ixt_sess *sess;
 
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry)
 		if (sess->tpg == tpg)
-			ixt_sess_request_logout(sess);
+			list_for_each_entry(conn, &sess->conns, sess_entry)
+				ixt_conn_request_logout(conn);
 	mutex_unlock(&ixt_sess_mutex);
 	wait_event_timeout(ixt_sess_wq, !ixt_tpg_has_sessions(tpg),
 			   (IXT_LOGOUT_REQUEST_SECS + 1) * HZ);
@@ -336,8 +484,8 @@ void ixt_close_session(struct se_session *se_sess)
 static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 				 ssize_t len)
 {
-	struct ixt_conn *conn = sess->conn;
 	u32 max_cmd_sn = READ_ONCE(sess->max_cmd_sn);
+	struct ixt_conn *conn;
 
 	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
 			     sess->initiator);
@@ -354,14 +502,17 @@ static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 			     "  CmdSN/WR  :  CmdSN/WC  :  ExpCmdSN  :  MaxCmdSN  :     ITT    :     TTT\n");
 	len += sysfs_emit_at(page, len,
 			     " 0x%08x   0x%08x   0x%08x   0x%08x   0x%08x   0x%08x\n",
-			     0, 0, sess->exp_cmd_sn, max_cmd_sn, 0, 0);
+			     0, 0, READ_ONCE(sess->exp_cmd_sn), max_cmd_sn, 0, 0);
 	len += sysfs_emit_at(page, len,
 			     "----------------------[iSCSI Connections]-------------------------\n");
-	len += sysfs_emit_at(page, len,
-			     "CID: %u  Connection State: TARG_CONN_STATE_LOGGED_IN\n",
-			     conn->cid);
-	len += sysfs_emit_at(page, len, "   Address %pISc %s  StatSN: 0x%08x\n",
-			     &conn->peer, "TCP", conn->stat_sn);
+	list_for_each_entry(conn, &sess->conns, sess_entry) {
+		len += sysfs_emit_at(page, len,
+				     "CID: %u  Connection State: TARG_CONN_STATE_LOGGED_IN\n",
+				     conn->cid);
+		len += sysfs_emit_at(page, len,
+				     "   Address %pISc %s  StatSN: 0x%08x\n",
+				     &conn->peer, "TCP", conn->stat_sn);
+	}
 	return len;
 }
 
@@ -383,8 +534,7 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page)
 
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry)
-		if (sess->se_sess && sess->conn &&
-		    sess->se_sess->se_node_acl == se_nacl)
+		if (sess->se_sess && sess->se_sess->se_node_acl == se_nacl)
 			len = ixt_sess_info_one(sess, page, len);
 	mutex_unlock(&ixt_sess_mutex);
 	if (!len)
@@ -553,12 +703,48 @@ int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	return 0;
 }
 
+/*
+ * Which connections a Logout Request ends, all marked logged out: @conn
+ * itself (returned true), or the other one the CID names, or, to close
+ * the session, all. Returns false with *@found false for an unknown CID.
+ */
+static bool ixt_sess_logout_conns(struct ixt_conn *conn, u8 reason, u16 cid,
+				  bool *found)
+{
+	struct ixt_sess *sess = conn->sess;
+	struct ixt_conn *other;
+
+	lockdep_assert_held(&sess->rx_lock);
+	*found = true;
+	if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION && cid == conn->cid)
+		goto self;
+	mutex_lock(&ixt_sess_mutex);
+	*found = false;
+	list_for_each_entry(other, &sess->conns, sess_entry) {
+		if (other == conn ||
+		    (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
+		     other->cid != cid))
+			continue;
+		*found = true;
+		other->logged_out = true;
+		ixt_conn_close(other);
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION)
+		return false;
+	*found = true;
+self:
+	conn->logged_out = true;
+	return true;
+}
+
 static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	const struct iscsi_logout *req = (const struct iscsi_logout *)&pdu->hdr;
 	u8 reason = req->flags & ISCSI_FLAG_LOGOUT_REASON_MASK;
 	struct iscsi_logout_rsp *rsp;
 	struct ixt_tx_pdu *tx;
+	bool found;
 
 	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
 	if (!tx) {
@@ -571,14 +757,14 @@ static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	rsp->itt = req->itt;
 	if (reason == ISCSI_LOGOUT_REASON_RECOVERY) {
 		rsp->response = ISCSI_LOGOUT_RECOVERY_UNSUPPORTED;
-	} else if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
-		   be16_to_cpu(req->cid) != conn->cid) {
-		rsp->response = ISCSI_LOGOUT_CID_NOT_FOUND;
-	} else {
+	} else if (ixt_sess_logout_conns(conn, reason, be16_to_cpu(req->cid),
+					 &found)) {
 		rsp->response = ISCSI_LOGOUT_SUCCESS;
-		conn->sess->logged_out = true;
 		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 		tx->close = true;
+	} else {
+		rsp->response = found ? ISCSI_LOGOUT_SUCCESS :
+					ISCSI_LOGOUT_CID_NOT_FOUND;
 	}
 	ixt_conn_queue_resp(conn, tx, true);
 }
