@@ -378,6 +378,7 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct ixt_cmd *cmd;
 	int ret;
 
+	atomic_long_inc(&conn->sess->stats.cmd_pdus);
 	if (pdu->ahs && ixt_pdu_parse_ahs(pdu->ahs, ixt_pdu_ahs_len(&pdu->hdr),
 					  &ahs, &pdu->reject)) {
 		pdu->discard = true;
@@ -471,6 +472,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 
 	if (conn->rx_cmd == cmd)
 		conn->rx_cmd = NULL;
+	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		ixt_dataout_slot_put(conn, cmd);
 		ixt_cmd_put(cmd);
@@ -595,6 +597,7 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 		     ixt_cmd_residual(se_cmd, &rsp->residual_count);
 	rsp->cmd_status = se_cmd->scsi_status;
 	rsp->itt = cmd->itt;
+	atomic_long_inc(&cmd->conn->sess->stats.rsp_pdus);
 	ixt_conn_queue_resp(cmd->conn, pdu, true);
 	return 0;
 }
@@ -626,6 +629,9 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	ixt_cmd_sample(cmd);
 	if (!len || !cmd->nr_lines)
 		return ixt_queue_status(se_cmd);
+	atomic_long_add(len, &conn->sess->stats.txdata_octs);
+	if (status)
+		atomic_long_inc(&conn->sess->stats.rsp_pdus);
 	do {
 		n = min(len - off, max);
 		last = off + n == len;

@@ -183,12 +183,16 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
  *
  * At ErrorRecoveryLevel 0 an error the connection cannot recover from
  * ends it: nothing more is read, and it closes once the Reject is out.
+ * Counted as a PDU format error of the target node.
  *
  * Context: Process context (the receive path).
  */
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason)
 {
+	if (conn->tpg)
+		ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_PDU_FORMAT,
+				  conn->sess->initiator);
 	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 	ixt_conn_send_reject_close(conn, hdr, reason, true);
 }
@@ -429,6 +433,39 @@ void ixt_conn_start(struct ixt_conn *conn)
 {
 	queue_delayed_work(ixt_wq, &conn->login_timeout,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
+}
+
+/**
+ * ixt_conn_digest_error() - a PDU failed its header or data digest
+ * @conn: the connection, about to close (ERL0).
+ *
+ * Counted for the target node and the connection's session.
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_digest_error(struct ixt_conn *conn)
+{
+	if (!conn->sess || !conn->tpg)
+		return;
+	atomic_long_inc(&conn->sess->stats.conn_digest_errors);
+	ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_DIGEST,
+			  conn->sess->initiator);
+}
+
+/**
+ * ixt_conn_timeout() - the initiator of a connection stopped answering
+ * @conn: the connection, about to close: a NOP-In or a Data-Out timed
+ *	out.
+ *
+ * Counted for the target node and the connection's session.
+ *
+ * Context: Process context.
+ */
+void ixt_conn_timeout(struct ixt_conn *conn)
+{
+	atomic_long_inc(&conn->sess->stats.conn_timeout_errors);
+	ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_CXN_TIMEOUT,
+			  conn->sess->initiator);
 }
 
 /**

@@ -219,6 +219,8 @@ struct ixt_conn {
  * @win_cur: @window.cur, published under @win_lock for lockless readers.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
+ * @stats: its counters, shown in its ACL's fabric_statistics/
+ *	iscsi_sess_stats/ while it is the ACL's latest session.
  */
 struct ixt_sess {
 	struct kref ref;
@@ -242,6 +244,7 @@ struct ixt_sess {
 	struct ixt_window window;
 	u32 win_cur;
 	struct completion gone;
+	struct ixt_sess_stats stats;
 };
 
 /* portal.c */
@@ -288,6 +291,8 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason);
 void ixt_conn_cmd_done(struct ixt_conn *conn);
+void ixt_conn_digest_error(struct ixt_conn *conn);
+void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 
 /* text.c */

@@ -332,6 +332,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	bool solicited = cmd->place.solicited;
 	u32 entry = cmd->place.entry;
 
+	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		pr_err_ratelimited("%s: Data-Out of ITT 0x%08x too scattered\n",
 				   conn->sess->initiator,

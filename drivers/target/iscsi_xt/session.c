@@ -112,6 +112,31 @@ static u16 ixt_tsih_alloc(void)
 	return ixt_last_tsih;
 }
 
+/*
+ * Shows the session's parameters and counters in its ACL's param/ and
+ * fabric_statistics/iscsi_sess_stats/, or takes them away when they are
+ * still the ones shown: the ACL shows its latest session, as LIO's does.
+ */
+static void ixt_sess_publish(struct ixt_sess *sess, bool on)
+{
+	struct se_node_acl *se_nacl;
+	struct ixt_node_acl *nacl;
+
+	if (!sess->se_sess)
+		return;
+	se_nacl = sess->se_sess->se_node_acl;
+	nacl = to_ixt_nacl(se_nacl);
+	spin_lock_bh(&se_nacl->nacl_sess_lock);
+	if (on) {
+		nacl->sess_params = &sess->params;
+		nacl->sess_stats = &sess->stats;
+	} else if (nacl->sess_stats == &sess->stats) {
+		nacl->sess_params = NULL;
+		nacl->sess_stats = NULL;
+	}
+	spin_unlock_bh(&se_nacl->nacl_sess_lock);
+}
+
 static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
 			     struct se_session *se_sess, void *priv)
 {
@@ -154,6 +179,9 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	mutex_lock(&ixt_sess_mutex);
 	sess->tsih = ixt_tsih_alloc();
+	sess->stats.index = sess->tsih;
+	sess->stats.discovery = sess->discovery;
+	ixt_sess_publish(sess, true);
 	list_add_tail(&conn->sess_entry, &sess->conns);
 	sess->nr_conns = 1;
 	list_add_tail(&sess->entry, &ixt_sess_list);
@@ -278,6 +306,7 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 		ixt_cmd_conn_gone(conn);
 		mutex_unlock(&sess->rx_lock);
 		target_wait_for_sess_cmds(sess->se_sess);
+		ixt_sess_publish(sess, false);
 		target_remove_session(sess->se_sess);
 		sess->se_sess = NULL;
 		atomic_dec(&conn->tpg->tiqn->nr_sessions);

@@ -415,7 +415,9 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 			return;
 		}
 		if (ret < 0) {
-			if (ret != -ECONNRESET)
+			if (ret == -EBADMSG)
+				ixt_conn_digest_error(conn);
+			else if (ret != -ECONNRESET)
 				pr_debug("%pISpc: receive failed: %d\n",
 					 &conn->peer, ret);
 			ixt_conn_close(conn);

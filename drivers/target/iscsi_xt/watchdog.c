@@ -65,14 +65,13 @@ static void ixt_watchdog_work(struct work_struct *work)
 		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
 				   conn->sess->initiator, &conn->peer,
 				   dataout);
+		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;
 	}
 	if (conn->nopin_ttt != READ_ONCE(conn->nopin_acked)) {
 		if (time_after(now, conn->nopin_deadline)) {
-			ixt_stat_sess_err(conn->tpg->tiqn,
-					  IXT_SESS_ERR_CXN_TIMEOUT,
-					  conn->sess->initiator);
+			ixt_conn_timeout(conn);
 			pr_err_ratelimited("%s: no answer to NOP-In from %pISpc in %d s, closing the connection\n",
 					   conn->sess->initiator, &conn->peer,
 					   ixt_watchdog_attrib(conn,

@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# The ACL shows its live session's parameters (param/) and counters
+# (fabric_statistics/iscsi_sess_stats: commands, responses, data read),
+# and nothing once it logs out.
 # The target watches its initiators: with the ACL's nopin_timeout and
 # nopin_response_timeout at 3 s, an idle session (the initiator sends no
 # NOP-Out of its own) gets a NOP-In every 3 s, which open-iscsi answers,
@@ -40,7 +43,7 @@ klog_count() {
 	ixt_klog_since_mark | grep -c "$1"
 }
 
-ixt_begin 8
+ixt_begin 10
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 mkdir -p "$rd" && echo rd_pages=1024 >"$rd/control" && echo 1 >"$rd/enable"
@@ -58,6 +61,14 @@ node -o update -n node.conn[0].timeo.noop_out_timeout -v 0
 node -o update -n node.session.timeo.replacement_timeout -v 60
 ixt_check "the initiator logs in" node --login
 d=$(ixt_session_disks 1 | head -n 1)
+ss=$acl/fabric_statistics/iscsi_sess_stats
+rx0=$(cat "$ss/txdata_octs")
+dd if="$d" of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null
+ixt_check "the ACL shows its session's parameters and counters" \
+	eval '[ "$(cat "$acl/param/MaxBurstLength")" -gt 0 ] &&
+	      [ "$(cat "$ss/indx")" -gt 0 ] && [ "$(cat "$ss/cmd_pdus")" -ge 16 ] &&
+	      [ "$(cat "$ss/txdata_octs")" -ge $((rx0 + 1048576)) ] &&
+	      [ "$(cat "$ss/rsp_pdus")" -ge 16 ]'
 sleep 12
 ixt_check "NOP-Ins of an idle session are answered: it stays 12 s" \
 	eval '[ "$(klog_count "closing the connection")" -eq 0 ] &&
@@ -85,6 +96,9 @@ ixt_check "the initiator logs in again once it can" \
 	eval '[ "$(klog_count "normal session TSIH .* logged in")" -ge 2 ] &&
 	      iscsiadm -m session -P3 2>/dev/null | grep -q "Attached scsi disk"'
 ixt_check "the initiator logs out" node --logout
+ixt_check "... and the ACL shows no session" \
+	eval '[ "$(cat "$acl/param/MaxBurstLength")" = "No Active iSCSI Session" ] &&
+	      [ -z "$(cat "$ss/cmd_pdus")" ]'
 node -o delete
 wait
 rm "$acl/lun_0/map" "$tpg/lun/lun_0/rd"
