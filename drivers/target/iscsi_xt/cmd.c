@@ -456,6 +456,37 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 }
 
 /**
+ * ixt_cmd_arrived() - a SCSI Command PDU is in, its immediate data too
+ * @conn: the connection, in full feature phase of a normal session.
+ * @pdu: the SCSI Command set up by ixt_cmd_rx_hdr().
+ *
+ * The immediate data counts as received, and a write expecting Data-Out
+ * enters its data phase now, before its CmdSN turn: its unsolicited
+ * Data-Out must land even while a CmdSN hole holds the command.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: true; false when the data cannot be placed: the command is
+ * dropped and the connection closes.
+ */
+bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct ixt_cmd *cmd = pdu->cmd;
+
+	if (conn->rx_cmd == cmd)
+		conn->rx_cmd = NULL;
+	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
+	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
+		ixt_dataout_slot_put(conn, cmd);
+		ixt_cmd_put(cmd);
+		ixt_conn_close(conn);
+		return false;
+	}
+	if (test_bit(IXT_CMD_F_SLOT, &cmd->flags))
+		ixt_dataout_start(cmd);
+	return true;
+}
+
+/**
  * ixt_cmd_rx() - submit a SCSI command to the target core
  * @conn: the connection, in full feature phase of a normal session.
  * @pdu: the SCSI Command set up by ixt_cmd_rx_hdr(), its immediate data
@@ -470,15 +501,6 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	int dir = DMA_NONE;
 	bool data_phase;
 
-	if (conn->rx_cmd == cmd)
-		conn->rx_cmd = NULL;
-	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
-	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
-		ixt_dataout_slot_put(conn, cmd);
-		ixt_cmd_put(cmd);
-		ixt_conn_close(conn);
-		return;
-	}
 	if (req->flags & ISCSI_FLAG_CMD_WRITE)
 		dir = DMA_TO_DEVICE;
 	else if (req->flags & ISCSI_FLAG_CMD_READ)
@@ -490,21 +512,21 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			    ixt_cmd_task_attr(req->flags), dir,
 			    TARGET_SCF_ACK_KREF)) {
 		/* The session is stopping: nobody waits for an answer. */
+		ixt_dataout_end(cmd);
 		ixt_dataout_slot_put(conn, cmd);
 		ixt_cmd_put(cmd);
 		return;
 	}
 	/*
 	 * From here on the target core owns the first reference. A write
-	 * expecting Data-Out enters its data phase, which keeps it alive,
-	 * and holds a reference of our own until ixt_dataout_settle() has
+	 * in its data phase (ixt_cmd_arrived()) is kept alive by it, and
+	 * holds a reference of our own until ixt_dataout_settle() has
 	 * looked at it; any other command may be gone once submitted.
 	 */
-	data_phase = test_bit(IXT_CMD_F_SLOT, &cmd->flags);
-	if (data_phase) {
-		ixt_dataout_start(cmd);
+	data_phase = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags);
+	if (data_phase)
 		refcount_inc(&cmd->ref);
-	}
+	set_bit(IXT_CMD_F_SUBMITTED, &cmd->flags);
 	if (dir != DMA_TO_DEVICE)
 		cmd->exec_ns = ktime_get_ns();
 	/* On failure the core answers through ixt_queue_status(). */

@@ -38,6 +38,7 @@
 #define IXT_CMD_F_DATA_PHASE	2	/* in the slot, holds a reference */
 #define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
 #define IXT_CMD_F_R2T_WAIT	4	/* counted in conn->r2t_waiting */
+#define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
 
 /**
  * struct ixt_cmd - a SCSI command of a session

@@ -76,6 +76,7 @@ static int ixt_cmdsn_setup(struct ixt_sess *sess)
 static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	if (pdu->cmd) {
+		ixt_dataout_end(pdu->cmd);
 		ixt_dataout_slot_put(conn, pdu->cmd);
 		ixt_cmd_put(pdu->cmd);
 	}

@@ -331,6 +331,7 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
 int ixt_cmd_module_init(void);
 void ixt_cmd_module_exit(void);
 int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
 void ixt_cmd_conn_gone(struct ixt_conn *conn);

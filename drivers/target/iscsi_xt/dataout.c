@@ -109,7 +109,8 @@ static void ixt_dataout_track(struct ixt_cmd *cmd)
 
 /**
  * ixt_dataout_start() - a write enters its data phase
- * @cmd: the write, with a slot, handed to the target core.
+ * @cmd: the write, with a slot, whose SCSI Command PDU is in (the target
+ *	core may not have it yet: a CmdSN hole may hold it).
  *
  * Its Target Transfer Tags find it from now on, and so does the ITT of
  * its unsolicited Data-Out; the data phase holds a reference on it.
@@ -160,6 +161,7 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
 	ixt_dataout_track(cmd);
 	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
+	    test_bit(IXT_CMD_F_SUBMITTED, &cmd->flags) &&
 	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
 	     test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) &&
 	    cmd->dpt.unsol_received == cmd->dpt.unsol_len &&

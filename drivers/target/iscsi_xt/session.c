@@ -870,6 +870,10 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	u8 op = ixt_pdu_opcode(&pdu->hdr);
 
+	if (op == ISCSI_OP_SCSI_CMD && !pdu->answered &&
+	    !ixt_cmd_arrived(conn, pdu))
+		return;
+
 	if (op == ISCSI_OP_SCSI_DATA_OUT || op == ISCSI_OP_SNACK ||
 	    ixt_pdu_is_immediate(&pdu->hdr))
 		ixt_sess_deliver(conn, pdu);
