@@ -3,433 +3,55 @@
 """Raw iSCSI initiator over TCP for the iscsi_xt kselftests (stdlib only).
 
 It sends what open-iscsi never sends -- bad opcodes, stage codes, keys,
-lengths, tags and sequence numbers -- and checks the target's exact answer
-(RFC 7143). As a library: PDU builders, CRC32C digests, key=value text and
-a Connection that logs in and runs READ(10)/WRITE(10). As a program:
+lengths, tags and sequence numbers, commands and Data-Outs out of order --
+and checks the target's exact answer (RFC 7143), with the client of
+ixt_iscsi.py:
 
     ixt_raw.py --target IQN [--host ADDR] [--repeat N] CASE...
 
 runs the named cases (see --list) and prints one line per case; the exit
 status is 0 when the target answered every case as expected.
+
+The cases with unsolicited data, DataPDUInOrder=No, DataSequenceInOrder=No
+or several outstanding R2Ts need a TPG that allows them: its param/
+InitialR2T=No, DataPDUInOrder=No, DataSequenceInOrder=No and
+MaxOutstandingR2T=4, which change nothing for an initiator that does not
+ask for them. They fail, saying so, against a TPG that does not.
 """
 
 import argparse
+import inspect
 import os
-import socket
-import struct
 import sys
 import time
 
-# Initiator and target opcodes (RFC 7143 section 11.1.1).
-OP_NOP_OUT, OP_SCSI_CMD, OP_TMF, OP_LOGIN, OP_TEXT = 0x00, 0x01, 0x02, 0x03, 0x04
-OP_DATA_OUT, OP_LOGOUT, OP_VENDOR1 = 0x05, 0x06, 0x1c
-OP_NOP_IN, OP_SCSI_RSP, OP_TMF_RSP, OP_LOGIN_RSP = 0x20, 0x21, 0x22, 0x23
-OP_TEXT_RSP, OP_DATA_IN, OP_LOGOUT_RSP, OP_R2T, OP_REJECT = 0x24, 0x25, 0x26, 0x31, 0x3f
-IMMEDIATE = 0x40
-F_FINAL, F_READ, F_WRITE, F_CONT, F_STATUS = 0x80, 0x40, 0x20, 0x40, 0x01
-ATTR_SIMPLE = 1
-LOGIN_T = 0x80
-SEC, OPER, FFP = 0, 1, 3
-RESERVED_TAG = 0xffffffff
-
-# Reject reasons (section 11.17.1) and login statuses (section 11.13.5).
-REASON_PROTOCOL_ERROR, REASON_CMD_NOT_SUPPORTED, REASON_INVALID_FIELD = 0x04, 0x05, 0x09
-LS_INIT_ERR, LS_TGT_NOT_FOUND, LS_NO_VERSION = 0x0200, 0x0203, 0x0205
-LS_MISSING_FIELDS, LS_NO_SESSION = 0x0207, 0x020a
-
-BLOCK = 512
-
-
-class Fail(Exception):
-    """The target did not answer as expected."""
-
-
-def expect(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-# CRC32C (Castagnoli, reflected polynomial 0x82f63b78), one table lookup a byte.
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-        table.append(c)
-    return table
-
-
-_CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xffffffff
-    for b in data:
-        c = _CRC_TABLE[(c ^ b) & 0xff] ^ (c >> 8)
-    return c ^ 0xffffffff
-
-
-def digest(data):
-    """A digest as it goes on the wire (little-endian, as Linux sends it)."""
-    return struct.pack('<I', crc32c(data))
-
-
-def pad_len(n):
-    return -n & 3
-
-
-# key=value text (section 6.1).
-def encode_keys(pairs):
-    """[(key, value)] or {key: value} to NUL-terminated key=value bytes."""
-    items = pairs.items() if isinstance(pairs, dict) else pairs
-    return b''.join(f'{k}={v}'.encode() + b'\0' for k, v in items)
-
-
-def decode_keys(data):
-    """NUL-terminated key=value bytes to [(key, value)]."""
-    pairs = []
-    for item in data.split(b'\0'):
-        if item:
-            k, _, v = item.decode(errors='replace').partition('=')
-            pairs.append((k, v))
-    return pairs
-
-
-# Basic Header Segments (section 11). Words are named by their offset.
-def bhs(op, flags=0, b2=0, b3=0, lun=0, itt=0, w20=0, w24=0, w28=0, w32=0,
-        w36=0, w40=0, w44=0, dlength=0, ahs_words=0):
-    h = bytearray(48)
-    h[0], h[1], h[2], h[3], h[4] = op, flags, b2, b3, ahs_words
-    h[5:8] = dlength.to_bytes(3, 'big')
-    struct.pack_into('>Q8I', h, 8, lun, itt, w20, w24, w28, w32, w36, w40, w44)
-    return bytes(h)
-
-
-def login_req(flags, isid, itt, cmdsn, expstatsn, tsih=0, cid=0, vmin=0,
-              vmax=0):
-    return bhs(OP_LOGIN | IMMEDIATE, flags, vmax, vmin, isid << 16 | tsih,
-               itt, cid << 16, cmdsn, expstatsn)
-
-
-def login_flags(csg, nsg=0, transit=False, cont=False):
-    return (LOGIN_T if transit else 0) | (F_CONT if cont else 0) | csg << 2 | nsg
-
-
-def text_req(itt, cmdsn, expstatsn, final=True, ttt=RESERVED_TAG):
-    return bhs(OP_TEXT | IMMEDIATE, F_FINAL if final else 0, itt=itt, w20=ttt,
-               w24=cmdsn, w28=expstatsn)
-
-
-def scsi_cmd(flags, itt, edtl, cmdsn, expstatsn, cdb, lun=0, imm=False):
-    h = bytearray(bhs(OP_SCSI_CMD | (IMMEDIATE if imm else 0),
-                      flags | ATTR_SIMPLE, lun=lun, itt=itt, w20=edtl,
-                      w24=cmdsn, w28=expstatsn))
-    h[32:48] = cdb.ljust(16, b'\0')
-    return bytes(h)
-
-
-def cdb10(opcode, lba, blocks):
-    return struct.pack('>BBIBHB', opcode, 0, lba, 0, blocks, 0)
-
-
-def data_out(itt, ttt, expstatsn, datasn, offset, final=True, lun=0):
-    return bhs(OP_DATA_OUT, F_FINAL if final else 0, lun=lun, itt=itt, w20=ttt,
-               w28=expstatsn, w36=datasn, w40=offset)
-
-
-def nop_out(itt, cmdsn, expstatsn, imm=False, ttt=RESERVED_TAG):
-    return bhs(OP_NOP_OUT | (IMMEDIATE if imm else 0), F_FINAL, itt=itt,
-               w20=ttt, w24=cmdsn, w28=expstatsn)
-
-
-def logout_req(itt, cmdsn, expstatsn, reason=0, cid=0):
-    return bhs(OP_LOGOUT | IMMEDIATE, F_FINAL | reason, itt=itt, w20=cid << 16,
-               w24=cmdsn, w28=expstatsn)
-
-
-def tmf_req(function, itt, rtt, cmdsn, expstatsn, refcmdsn=0, lun=0):
-    return bhs(OP_TMF | IMMEDIATE, F_FINAL | function, lun=lun, itt=itt,
-               w20=rtt, w24=cmdsn, w28=expstatsn, w32=refcmdsn)
-
-
-class Pdu:
-    """A PDU received: its BHS fields by name, and its data segment."""
-
-    def __init__(self, hdr, data):
-        self.hdr, self.data = hdr, data
-        self.op, self.flags = hdr[0] & 0x3f, hdr[1]
-        (self.itt, self.w20, self.statsn, self.expcmdsn, self.maxcmdsn,
-         self.w36, self.w40, self.w44) = struct.unpack_from('>8I', hdr, 16)
-        self.ttt = self.w20
-
-    reason = property(lambda self: self.hdr[2])       # Reject
-    response = property(lambda self: self.hdr[2])     # SCSI, TMF, Logout
-    scsi_status = property(lambda self: self.hdr[3])  # SCSI Rsp, Data-In
-    status = property(lambda self: self.hdr[36] << 8 | self.hdr[37])  # Login
-    tsih = property(lambda self: struct.unpack_from('>H', self.hdr, 14)[0])
-    keys = property(lambda self: decode_keys(self.data))
-
-    @property
-    def sense(self):
-        if len(self.data) < 2:
-            return b''
-        return self.data[2:2 + struct.unpack_from('>H', self.data)[0]]
-
-    def __repr__(self):
-        extra = ''
-        if self.op == OP_LOGIN_RSP:
-            extra = f' status 0x{self.status:04x}'
-        elif self.op == OP_REJECT:
-            extra = f' reason 0x{self.reason:02x}'
-        elif self.op in (OP_SCSI_RSP, OP_TMF_RSP, OP_LOGOUT_RSP):
-            extra = f' response {self.response} status 0x{self.scsi_status:02x}'
-        return f'<PDU op 0x{self.op:02x} flags 0x{self.flags:02x} itt 0x{self.itt:08x}{extra}>'
-
-
-DEFAULT_OP_KEYS = [
-    ('HeaderDigest', 'None'), ('DataDigest', 'None'),
-    ('MaxRecvDataSegmentLength', '8192'), ('InitialR2T', 'Yes'),
-    ('ImmediateData', 'No'), ('MaxBurstLength', '262144'),
-    ('FirstBurstLength', '65536'), ('MaxOutstandingR2T', '1'),
-    ('DataPDUInOrder', 'Yes'), ('DataSequenceInOrder', 'Yes'),
-    ('ErrorRecoveryLevel', '0'), ('DefaultTime2Wait', '2'),
-    ('DefaultTime2Retain', '0'), ('MaxConnections', '1'),
-]
-
-
-def op_keys(**changes):
-    """DEFAULT_OP_KEYS with some values changed, and None to drop a key."""
-    keys = [(k, changes.pop(k, v)) for k, v in DEFAULT_OP_KEYS]
-    return [(k, v) for k, v in keys if v is not None] + list(changes.items())
-
-
-# What a target declares and the initiator does not answer.
-DECLARATIVE = {'TargetPortalGroupTag', 'TargetAlias', 'TargetAddress',
-               'MaxRecvDataSegmentLength'}
-
-
-class Connection:
-    """One TCP connection to the target, with the session's counters."""
-
-    def __init__(self, host, port=3260, timeout=10.0, initiator=None):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.timeout = timeout
-        self.initiator = initiator or 'iqn.2026-11.org.example:ixt-raw'
-        self.isid = 0x800000000000 | os.getpid() & 0xffffff
-        self.hdigest = self.ddigest = False
-        self.itt = 0x100
-        self.cmdsn = 1
-        self.expstatsn = self.maxcmdsn = 0
-        self.neg = {}
-        self.target_mrdsl = 8192
-        self.tsih = 0
-
-    def close(self):
-        self.sock.close()
-
-    def next_itt(self):
-        self.itt += 1
-        return self.itt
-
-    # Raw I/O.
-    def send(self, raw):
-        self.sock.sendall(raw)
-
-    def send_pdu(self, hdr, data=b'', dlength=None):
-        """Send a BHS with its data segment, DataSegmentLength, padding and
-        the digests in force; dlength overrides the length announced.
-        Returns the BHS as sent."""
-        h = bytearray(hdr)
-        h[5:8] = (len(data) if dlength is None else dlength).to_bytes(3, 'big')
-        out = bytes(h) + (digest(h) if self.hdigest else b'')
-        if data:
-            padded = data + b'\0' * pad_len(len(data))
-            out += padded + (digest(padded) if self.ddigest else b'')
-        self.send(out)
-        return bytes(h)
-
-    def _recv_exact(self, n, eof_ok=False):
-        buf = b''
-        while len(buf) < n:
-            try:
-                chunk = self.sock.recv(n - len(buf))
-            except ConnectionResetError:
-                chunk = b''
-            if not chunk:
-                if eof_ok and not buf:
-                    return None
-                raise Fail(f'connection closed inside a PDU ({len(buf)}/{n} bytes)')
-            buf += chunk
-        return buf
-
-    def recv_pdu(self, timeout=None):
-        """The next PDU, or None when the target closed the connection.
-        NOP-In pings of the target (a TTT) are answered and skipped."""
-        while True:
-            pdu = self._recv_pdu(timeout)
-            if not (pdu and pdu.op == OP_NOP_IN and pdu.ttt != RESERVED_TAG):
-                return pdu
-            self.send_pdu(nop_out(RESERVED_TAG, self.cmdsn, self.expstatsn,
-                                  imm=True, ttt=pdu.ttt))
-
-    def _recv_pdu(self, timeout):
-        self.sock.settimeout(timeout or self.timeout)
-        try:
-            hdr = self._recv_exact(48, eof_ok=True)
-        except (TimeoutError, socket.timeout):
-            raise Fail('no answer from the target') from None
-        if hdr is None:
-            return None
-        ahs = self._recv_exact(hdr[4] * 4) if hdr[4] else b''
-        if self.hdigest:
-            expect(self._recv_exact(4) == digest(hdr + ahs), 'bad header digest')
-        dlength = int.from_bytes(hdr[5:8], 'big')
-        data = b''
-        if dlength:
-            padded = self._recv_exact(dlength + pad_len(dlength))
-            if self.ddigest:
-                expect(self._recv_exact(4) == digest(padded), 'bad data digest')
-            data = padded[:dlength]
-        pdu = Pdu(hdr, data)
-        carries_status = pdu.op not in (OP_R2T, OP_DATA_IN) or pdu.flags & F_STATUS
-        if carries_status and not (pdu.op == OP_NOP_IN and pdu.itt == RESERVED_TAG):
-            self.expstatsn = (pdu.statsn + 1) & 0xffffffff
-        if pdu.op != OP_LOGIN_RSP or pdu.flags & 3 == FFP:
-            self.maxcmdsn = pdu.maxcmdsn
-        return pdu
-
-    def recv_expect(self, op, itt=None):
-        pdu = self.recv_pdu()
-        expect(pdu is not None, f'connection closed, expected opcode 0x{op:02x}')
-        expect(pdu.op == op and (itt is None or pdu.itt == itt),
-               f'expected opcode 0x{op:02x}, got {pdu}')
-        return pdu
-
-    def expect_closed(self, timeout=None):
-        """The target closes the connection and sends nothing more."""
-        pdu = self.recv_pdu(timeout)
-        expect(pdu is None, f'expected the connection closed, got {pdu}')
-
-    # Login (section 6).
-    def login_pdu(self, flags, keys, itt=0x1, **kw):
-        data = keys if isinstance(keys, bytes) else encode_keys(keys)
-        self.send_pdu(login_req(flags, self.isid, itt, self.cmdsn,
-                                self.expstatsn, **kw), data)
-        return self.recv_pdu()
-
-    def leading_keys(self, target):
-        return [('InitiatorName', self.initiator), ('TargetName', target),
-                ('SessionType', 'Normal'), ('AuthMethod', 'None')]
-
-    def login(self, target, op_keys=None, extra=None):
-        """A whole normal login: the security stage with AuthMethod=None,
-        then the operational stage with op_keys, answering what the target
-        offers, to full feature phase. Returns the keys the target sent."""
-        got = []
-        keys = self.leading_keys(target) + (extra or [])
-        flags = login_flags(SEC, OPER, transit=True)
-        for _ in range(4):
-            rsp = self.login_pdu(flags, keys)
-            expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
-                   f'security stage: {rsp}')
-            expect(rsp.status == 0, f'security stage: {rsp}')
-            got += rsp.keys
-            if rsp.flags & LOGIN_T:
-                break
-            keys = []
-        expect(rsp.flags & LOGIN_T and rsp.flags & 3 == OPER,
-               f'security stage did not end: {rsp}')
-        keys = list(op_keys if op_keys is not None else DEFAULT_OP_KEYS)
-        self.neg = dict(keys)
-        flags = login_flags(OPER, FFP, transit=True)
-        for _ in range(4):
-            rsp = self.login_pdu(flags, keys)
-            expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
-                   f'operational stage: {rsp}')
-            keys = []
-            for k, v in rsp.keys:
-                got.append((k, v))
-                if k == 'MaxRecvDataSegmentLength':
-                    self.target_mrdsl = int(v, 0)
-                elif k in self.neg:
-                    if v not in ('Irrelevant', 'NotUnderstood', 'Reject'):
-                        self.neg[k] = v
-                elif k not in DECLARATIVE:
-                    # An offer of the target: take its (first) value.
-                    self.neg[k] = v.split(',')[0]
-                    keys.append((k, self.neg[k]))
-            if rsp.flags & LOGIN_T and rsp.flags & 3 == FFP:
-                break
-        expect(rsp.flags & LOGIN_T and rsp.flags & 3 == FFP,
-               f'operational stage did not end: {rsp}')
-        expect(rsp.tsih != 0, 'the final Login Response carries no TSIH')
-        self.tsih = rsp.tsih
-        self.hdigest = self.neg.get('HeaderDigest') == 'CRC32C'
-        self.ddigest = self.neg.get('DataDigest') == 'CRC32C'
-        return got
-
-    # Full feature phase.
-    def nop(self, data=b''):
-        """A NOP-Out that wants an answer: the next PDU is its NOP-In."""
-        itt = self.next_itt()
-        self.send_pdu(nop_out(itt, self.cmdsn, self.expstatsn), data)
-        self.cmdsn = (self.cmdsn + 1) & 0xffffffff
-        pdu = self.recv_expect(OP_NOP_IN, itt)
-        expect(pdu.data == data, 'the NOP-In does not echo the ping data')
-        expect(pdu.expcmdsn == self.cmdsn,
-               f'NOP-In ExpCmdSN 0x{pdu.expcmdsn:08x}, expected 0x{self.cmdsn:08x}')
-        return pdu
-
-    def logout(self):
-        itt = self.next_itt()
-        self.send_pdu(logout_req(itt, self.cmdsn, self.expstatsn))
-        rsp = self.recv_expect(OP_LOGOUT_RSP, itt)
-        expect(rsp.response == 0, f'logout refused: {rsp}')
-        self.expect_closed()
-
-    def write(self, lba, data, imm=b''):
-        """WRITE(10) answering every R2T; returns the final SCSI Response."""
-        itt = self.next_itt()
-        self.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, len(data), self.cmdsn,
-                               self.expstatsn,
-                               cdb10(0x2a, lba, len(data) // BLOCK)), imm)
-        self.cmdsn = (self.cmdsn + 1) & 0xffffffff
-        while True:
-            pdu = self.recv_pdu()
-            expect(pdu is not None, 'connection closed during a write')
-            if pdu.op == OP_SCSI_RSP and pdu.itt == itt:
-                return pdu
-            expect(pdu.op == OP_R2T and pdu.itt == itt, f'unexpected {pdu}')
-            self.answer_r2t(pdu, data)
-
-    def answer_r2t(self, r2t, data):
-        off, end, sn = r2t.w40, r2t.w40 + r2t.w44, 0
-        while off < end:
-            n = min(end - off, self.target_mrdsl)
-            self.send_pdu(data_out(r2t.itt, r2t.ttt, self.expstatsn, sn, off,
-                                   final=off + n == end), data[off:off + n])
-            off, sn = off + n, sn + 1
-
-    def read(self, lba, blocks):
-        """READ(10): returns (status, data)."""
-        itt = self.next_itt()
-        self.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, blocks * BLOCK, self.cmdsn,
-                               self.expstatsn, cdb10(0x28, lba, blocks)))
-        self.cmdsn = (self.cmdsn + 1) & 0xffffffff
-        buf = bytearray(blocks * BLOCK)
-        while True:
-            pdu = self.recv_pdu()
-            expect(pdu is not None, 'connection closed during a read')
-            expect(pdu.itt == itt and pdu.op in (OP_DATA_IN, OP_SCSI_RSP),
-                   f'unexpected {pdu}')
-            if pdu.op == OP_DATA_IN:
-                buf[pdu.w40:pdu.w40 + len(pdu.data)] = pdu.data
-                if not pdu.flags & F_STATUS:
-                    continue
-            return pdu.scsi_status, bytes(buf)
-
+from ixt_iscsi import (
+    BLOCK, F_CONT, F_FINAL, F_WRITE, FFP, LOGIN_T, OPER, SEC,
+    LS_INIT_ERR, LS_MISSING_FIELDS, LS_NO_SESSION, LS_NO_VERSION,
+    LS_TGT_NOT_FOUND, OP_LOGIN_RSP, OP_NOP_IN, OP_R2T, OP_REJECT, OP_SCSI_RSP,
+    OP_TMF_RSP, OP_VENDOR1, REASON_CMD_NOT_SUPPORTED, REASON_INVALID_FIELD,
+    REASON_PROTOCOL_ERROR, RESERVED_TAG, Connection, Fail, bhs, cdb10,
+    data_out, encode_keys, expect, interleaved, login_flags, login_req,
+    logout_req, nop_out, op_keys, reverse, scsi_cmd, tmf_req,
+    F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
+    OP_DATA_IN, OP_LOGOUT_RSP)
+
+# Where on the LUN (512-byte blocks) the writes go. The cases run one at a
+# time and each writes what it reads back.
+RW_LBA = 16             # ffp_write_read: 64 KiB
+BAD_LBA = 1024          # writes that fail, BAD_BLOCKS long, GUARD either side
+BAD_BLOCKS = 128
+GUARD = 16
+REORDER_LBA = 2048      # two 32 KiB writes, back to back
+UNORDERED_LBA = 4096    # up to 256 KiB
+
+# Negotiated keys the cases below ask for.
+UNORDERED = op_keys(DataPDUInOrder='No')
+UNSOL = op_keys(InitialR2T='No', ImmediateData='Yes', FirstBurstLength='16384')
+UNSOL_UNORDERED = op_keys(InitialR2T='No', ImmediateData='Yes',
+                          FirstBurstLength='65536', DataPDUInOrder='No')
+SEQ_UNORDERED = op_keys(DataPDUInOrder='No', DataSequenceInOrder='No',
+                        MaxOutstandingR2T='4')
 
 # The cases: each raises Fail, or returns what it saw for the log line.
 CASES = {}
@@ -440,14 +62,48 @@ def case(fn):
     return fn
 
 
+def table(entries):
+    """Registers one case per entry of @entries, {name: (what, *args)}:
+    the decorated fn(ctx, *args) runs it, and fn's docstring, formatted
+    with what= and fn's parameters, documents it."""
+    def register(fn):
+        names = list(inspect.signature(fn).parameters)[1:]
+        for name, (what, *args) in entries.items():
+            def run(ctx, args=tuple(args)):
+                return fn(ctx, *args)
+            run.__doc__ = fn.__doc__.format(what=what, **dict(zip(names, args)))
+            CASES[name] = run
+        return fn
+    return register
+
+
 def connect(ctx):
     return Connection(ctx.host, ctx.port, initiator=ctx.initiator)
 
 
-def logged_in(ctx, keys=None):
+def logged_in(ctx, keys=None, **want):
+    """A connection logged in offering @keys, whose negotiation gave the
+    values @want (key=value) asks for."""
     conn = connect(ctx)
     conn.login(ctx.target, keys)
+    for k, v in want.items():
+        expect(conn.neg.get(k) == v,
+               f'{k} negotiated to {conn.neg.get(k)}, not {v}: the TPG does not allow it')
     return conn
+
+
+def good(rsp, what='the write'):
+    expect(rsp.response == 0 and rsp.scsi_status == 0, f'{what}: {rsp}')
+
+
+def read_back(conn, lba, data, what='the data read'):
+    status, back = conn.read(lba, len(data) // BLOCK)
+    expect(status == 0, f'read status 0x{status:02x}')
+    if back != data:
+        bad = [i for i in range(0, len(data), BLOCK)
+               if back[i:i + BLOCK] != data[i:i + BLOCK]]
+        raise Fail(f'{what} differs in {len(bad)} of {len(data) // BLOCK} '
+                   f'blocks, the first at LBA {lba + bad[0] // BLOCK}')
 
 
 def login_refused(conn, rsp, status):
@@ -474,6 +130,23 @@ def rejected(conn, hdr, reason, closed):
     conn.nop()
     conn.logout()
     return f'Reject 0x{reason:02x}, session still usable'
+
+
+def lun_unchanged(ctx, body, lba=BAD_LBA, blocks=BAD_BLOCKS):
+    """Runs body(), a write to @blocks blocks at @lba that never gets all
+    its data: fills them and GUARD blocks either side with a fresh pattern
+    first, and reads them back on a new session after: the failed write
+    changed none of them. Returns body()'s result."""
+    first, n = lba - GUARD, blocks + 2 * GUARD
+    pattern = os.urandom(n * BLOCK)
+    conn = logged_in(ctx)
+    good(conn.write(first, pattern), 'writing the pattern')
+    conn.logout()
+    seen = body()
+    conn = logged_in(ctx)
+    read_back(conn, first, pattern, 'afterwards, the LUN')
+    conn.logout()
+    return f'{seen}, the LUN unchanged'
 
 
 # First Login Requests refused: flags, text ({i}/{t}: the names; LEAD: the
@@ -515,18 +188,13 @@ LOGIN_REFUSALS = {
 }
 
 
-def _login_refusal(doc, flags, text, status, kw):
-    def run(ctx):
-        conn = connect(ctx)
-        text_ = text.replace(b'{i}', conn.initiator.encode())
-        text_ = text_.replace(b'{t}', ctx.target.encode())
-        return login_refused(conn, conn.login_pdu(flags, text_, **kw), status)
-    run.__doc__ = f'First Login Request with {doc}: 0x{status:04x}.'
-    return run
-
-
-for _name, _args in LOGIN_REFUSALS.items():
-    CASES[_name] = _login_refusal(*_args)
+@table(LOGIN_REFUSALS)
+def login_refusal(ctx, flags, text, status, kw):
+    """First Login Request with {what}: 0x{status:04x}."""
+    conn = connect(ctx)
+    text = text.replace(b'{i}', conn.initiator.encode())
+    text = text.replace(b'{t}', ctx.target.encode())
+    return login_refused(conn, conn.login_pdu(flags, text, **kw), status)
 
 
 @case
@@ -648,8 +316,8 @@ def case_login_truncated(ctx):
     return case_login_logout(ctx) + ' after two truncated PDUs'
 
 
-# PDUs rejected in full feature phase, the session going on: the BHS (from
-# the connection), its data segment and the Reject reason.
+# PDUs rejected in full feature phase, the session going on: the Reject
+# reason, the data segment and the BHS (from the connection).
 FFP_REJECTS = {
     'ffp_vendor_opcode': (
         'a vendor-specific opcode', REASON_CMD_NOT_SUPPORTED, b'v' * 16,
@@ -673,115 +341,11 @@ FFP_REJECTS = {
 }
 
 
-def _ffp_reject(doc, reason, data, build):
-    def run(ctx):
-        conn = logged_in(ctx)
-        return rejected(conn, conn.send_pdu(build(conn), data), reason, False)
-    run.__doc__ = f'In full feature phase, {doc}: Reject 0x{reason:02x}.'
-    return run
-
-
-for _name, _args in FFP_REJECTS.items():
-    CASES[_name] = _ffp_reject(*_args)
-
-
-@case
-def case_ffp_data_over_mrdsl(ctx):
-    """A NOP-Out over the target's MaxRecvDataSegmentLength: closed."""
+@table(FFP_REJECTS)
+def ffp_reject(ctx, reason, data, build):
+    """In full feature phase, {what}: Reject 0x{reason:02x}."""
     conn = logged_in(ctx)
-    n = conn.target_mrdsl + 4
-    conn.send_pdu(nop_out(conn.next_itt(), conn.cmdsn, conn.expstatsn), b'x' * n)
-    conn.expect_closed()
-    return f'{n} bytes over {conn.target_mrdsl}: connection closed'
-
-
-def write_r2t(ctx):
-    """A logged-in connection with an 8 KiB WRITE(10) and its R2T."""
-    conn = logged_in(ctx)
-    itt = conn.next_itt()
-    conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, 8192, conn.cmdsn,
-                           conn.expstatsn, cdb10(0x2a, 0, 16)))
-    conn.cmdsn += 1
-    r2t = conn.recv_expect(OP_R2T, itt)
-    expect(r2t.w40 == 0 and r2t.w44 > 512, f'R2T offset {r2t.w40} length {r2t.w44}')
-    return conn, r2t
-
-
-def bad_data_out(conn, r2t, reason, **kw):
-    args = dict(itt=r2t.itt, ttt=r2t.ttt, expstatsn=conn.expstatsn, datasn=0,
-                offset=0, final=False)
-    args.update(kw)
-    return rejected(conn, conn.send_pdu(data_out(**args), b'd' * 512), reason,
-                    closed=True)
-
-
-@case
-def case_ffp_dataout_unknown_ttt(ctx):
-    """Data-Out with a TTT never sent: Reject 0x09, closed."""
-    conn, r2t = write_r2t(ctx)
-    return bad_data_out(conn, r2t, REASON_INVALID_FIELD, ttt=0x1234fff0)
-
-
-@case
-def case_ffp_dataout_offset_outside(ctx):
-    """Data-Out beyond its R2T: Reject 0x04, closed."""
-    conn, r2t = write_r2t(ctx)
-    return bad_data_out(conn, r2t, REASON_PROTOCOL_ERROR, offset=r2t.w44)
-
-
-@case
-def case_ffp_dataout_wrong_datasn(ctx):
-    """The second Data-Out of an R2T with DataSN 5: Reject 0x04, closed."""
-    conn, r2t = write_r2t(ctx)
-    conn.send_pdu(data_out(r2t.itt, r2t.ttt, conn.expstatsn, 0, 0, final=False),
-                  b'd' * 512)
-    return bad_data_out(conn, r2t, REASON_PROTOCOL_ERROR, datasn=5, offset=512)
-
-
-@case
-def case_ffp_close_in_data_phase(ctx):
-    """The connection dies inside a Data-Out: the write is aborted."""
-    conn, r2t = write_r2t(ctx)
-    conn.send(data_out(r2t.itt, r2t.ttt, conn.expstatsn, 0, 0)[:5] +
-              r2t.w44.to_bytes(3, 'big') +
-              data_out(r2t.itt, r2t.ttt, conn.expstatsn, 0, 0)[8:] + b'h' * 4000)
-    conn.close()
-    return case_login_logout(ctx) + ' afterwards'
-
-
-@case
-def case_ffp_close_in_immediate_data(ctx):
-    """The connection dies inside a command's immediate data."""
-    conn = logged_in(ctx, op_keys(ImmediateData='Yes'))
-    hdr = scsi_cmd(F_FINAL | F_WRITE, conn.next_itt(), 8192, conn.cmdsn,
-                   conn.expstatsn, cdb10(0x2a, 0, 16))
-    conn.send(hdr[:5] + (4096).to_bytes(3, 'big') + hdr[8:] + b'i' * 1000)
-    conn.close()
-    return case_login_logout(ctx) + ' afterwards'
-
-
-@case
-def case_ffp_write_read(ctx, keys=None):
-    """WRITE(10) of 64 KiB through R2Ts, READ(10) back equal, CmdSN wrapping."""
-    conn = connect(ctx)
-    conn.cmdsn = 0xfffffffe
-    conn.login(ctx.target, keys)
-    data = os.urandom(65536)
-    rsp = conn.write(16, data)
-    expect(rsp.response == 0 and rsp.scsi_status == 0, f'write: {rsp}')
-    status, back = conn.read(16, len(data) // BLOCK)
-    expect(status == 0, f'read status 0x{status:02x}')
-    expect(back == data, 'the data read differs from the data written')
-    conn.nop()
-    conn.logout()
-    return '64 KiB written and read back equal'
-
-
-@case
-def case_ffp_write_read_digests(ctx):
-    """ffp_write_read with header and data digests (CRC32C)."""
-    keys = op_keys(HeaderDigest='CRC32C', DataDigest='CRC32C')
-    return case_ffp_write_read(ctx, keys) + ' with CRC32C digests'
+    return rejected(conn, conn.send_pdu(build(conn), data), reason, False)
 
 
 # PDUs dropped silently: the next PDU answers the NOP-Out that follows.
@@ -799,20 +363,254 @@ DROPPED = {
 }
 
 
-def _dropped(doc, build):
-    def run(ctx):
-        conn = logged_in(ctx)
-        for hdr, data in build(conn):
-            conn.send_pdu(hdr, data)
-        conn.nop()
-        conn.logout()
-        return 'dropped, the next NOP-Out answered first'
-    run.__doc__ = f'In full feature phase, {doc}: dropped silently.'
-    return run
+@table(DROPPED)
+def dropped(ctx, build):
+    """In full feature phase, {what}: dropped silently."""
+    conn = logged_in(ctx)
+    for hdr, data in build(conn):
+        conn.send_pdu(hdr, data)
+    conn.nop()
+    conn.logout()
+    return 'dropped, the next NOP-Out answered first'
 
 
-for _name, _args in DROPPED.items():
-    CASES[_name] = _dropped(*_args)
+@case
+def case_ffp_data_over_mrdsl(ctx):
+    """A NOP-Out over the target's MaxRecvDataSegmentLength: closed."""
+    conn = logged_in(ctx)
+    n = conn.target_mrdsl + 4
+    conn.send_pdu(nop_out(conn.next_itt(), conn.cmdsn, conn.expstatsn), b'x' * n)
+    conn.expect_closed()
+    return f'{n} bytes over {conn.target_mrdsl}: connection closed'
+
+
+def write_r2t(ctx, keys=None, lba=0, blocks=16, unsol=False):
+    """A logged-in connection with a WRITE(10) sent, and its first R2T.
+    With @unsol the command has F=0 and no immediate data: the
+    unsolicited data is still due, the R2T solicits what follows it."""
+    conn = logged_in(ctx, keys)
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_WRITE | (0 if unsol else F_FINAL), itt,
+                           blocks * BLOCK, conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x2a, lba, blocks)))
+    r2t = conn.recv_expect(OP_R2T, itt)
+    first = min(int(conn.neg['FirstBurstLength']), blocks * BLOCK) if unsol else 0
+    expect(r2t.w40 == first and r2t.w44 > 2048,
+           f'R2T offset {r2t.w40} length {r2t.w44}, expected offset {first}')
+    return conn, r2t
+
+
+def dout(conn, r2t, offset=0, length=512, datasn=0, final=False, ttt=None):
+    """A Data-Out of @length bytes for the command of @r2t, by default
+    for that R2T (@ttt RESERVED_TAG: unsolicited)."""
+    return (data_out(r2t.itt, r2t.ttt if ttt is None else ttt, conn.expstatsn,
+                     datasn, offset, final), b'd' * length)
+
+
+# Data-Outs that break the rules, each in the middle of a 64 KiB write:
+# the keys offered, whether the command expects unsolicited data, the
+# Reject reason, and the Data-Outs (from the connection and the first R2T),
+# the last of them at fault. With DataPDUInOrder=No the first lands in the
+# middle of what the R2T asks for.
+BAD_DATAOUTS = {
+    'ffp_dataout_unknown_ttt': (
+        'a TTT never sent', None, False, REASON_INVALID_FIELD,
+        lambda c, r: [dout(c, r, ttt=0x1234fff0)]),
+    'ffp_dataout_offset_outside': (
+        'an offset beyond its R2T', None, False, REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=r.w44)]),
+    'ffp_dataout_wrong_datasn': (
+        'DataSN 5 for the second PDU of an R2T', None, False,
+        REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r), dout(c, r, offset=512, datasn=5)]),
+    'ffp_unordered_dataout_overlap': (
+        'DataPDUInOrder=No, data overlapping a PDU received', UNORDERED, False,
+        REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=2048, length=1024),
+                      dout(c, r, offset=1024, length=2048, datasn=1)]),
+    'ffp_unordered_dataout_twice': (
+        'DataPDUInOrder=No, the same data twice', UNORDERED, False,
+        REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=2048), dout(c, r, offset=2048, datasn=1)]),
+    'ffp_unordered_offset_outside': (
+        'DataPDUInOrder=No, an offset beyond its R2T', UNORDERED, False,
+        REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=2048), dout(c, r, offset=r.w44, datasn=1)]),
+    'ffp_unordered_dataout_wrong_datasn': (
+        'DataPDUInOrder=No, DataSN 5 for the second PDU of an R2T', UNORDERED,
+        False, REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=2048), dout(c, r, datasn=5)]),
+    'ffp_unordered_unsol_outside': (
+        'DataPDUInOrder=No, unsolicited data beyond FirstBurstLength',
+        op_keys(InitialR2T='No', FirstBurstLength='16384', DataPDUInOrder='No'),
+        True, REASON_PROTOCOL_ERROR,
+        lambda c, r: [dout(c, r, offset=2048, ttt=RESERVED_TAG),
+                      dout(c, r, offset=r.w40, datasn=1, ttt=RESERVED_TAG)]),
+}
+
+
+@table(BAD_DATAOUTS)
+def bad_dataout(ctx, keys, unsol, reason, build):
+    """Data-Out with {what}: Reject 0x{reason:02x}, closed; the LUN unchanged."""
+    def run():
+        conn, r2t = write_r2t(ctx, keys, BAD_LBA, BAD_BLOCKS, unsol)
+        for hdr, data in build(conn, r2t):
+            sent = conn.send_pdu(hdr, data)
+        return rejected(conn, sent, reason, closed=True)
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_ffp_dataout_over_mrdsl(ctx):
+    """A Data-Out inside its R2T, its data segment longer than the target's
+    MaxRecvDataSegmentLength: closed without an answer; the LUN unchanged."""
+    def run():
+        conn, r2t = write_r2t(ctx, lba=BAD_LBA, blocks=BAD_BLOCKS)
+        n = conn.target_mrdsl + BLOCK
+        expect(n <= r2t.w44, f'an R2T of {r2t.w44} bytes has no room for {n}')
+        conn.send_pdu(*dout(conn, r2t, length=n))
+        conn.expect_closed()
+        return f'{n} bytes over {conn.target_mrdsl}: connection closed'
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_ffp_close_in_data_phase(ctx):
+    """The connection dies inside a Data-Out: the write is aborted, the LUN
+    unchanged."""
+    def run():
+        conn, r2t = write_r2t(ctx, lba=BAD_LBA, blocks=BAD_BLOCKS)
+        n = min(r2t.w44, conn.target_mrdsl)
+        hdr = data_out(r2t.itt, r2t.ttt, conn.expstatsn, 0, 0)
+        conn.send(hdr[:5] + n.to_bytes(3, 'big') + hdr[8:] + b'h' * (n // 2))
+        conn.close()
+        return case_login_logout(ctx) + ' afterwards'
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_ffp_close_in_immediate_data(ctx):
+    """The connection dies inside a command's immediate data; the LUN
+    unchanged."""
+    def run():
+        conn = logged_in(ctx, op_keys(ImmediateData='Yes'))
+        hdr = scsi_cmd(F_FINAL | F_WRITE, conn.next_itt(), BAD_BLOCKS * BLOCK,
+                       conn.cmdsn, conn.expstatsn,
+                       cdb10(0x2a, BAD_LBA, BAD_BLOCKS))
+        conn.send(hdr[:5] + (4096).to_bytes(3, 'big') + hdr[8:] + b'i' * 1000)
+        conn.close()
+        return case_login_logout(ctx) + ' afterwards'
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_ffp_write_read(ctx, keys=None):
+    """WRITE(10) of 64 KiB through R2Ts, READ(10) back equal, CmdSN wrapping."""
+    conn = connect(ctx)
+    conn.cmdsn = 0xfffffffe
+    conn.login(ctx.target, keys)
+    data = os.urandom(65536)
+    good(conn.write(RW_LBA, data))
+    read_back(conn, RW_LBA, data)
+    conn.nop()
+    conn.logout()
+    return '64 KiB written and read back equal'
+
+
+@case
+def case_ffp_write_read_digests(ctx):
+    """ffp_write_read with header and data digests (CRC32C)."""
+    keys = op_keys(HeaderDigest='CRC32C', DataDigest='CRC32C')
+    return case_ffp_write_read(ctx, keys) + ' with CRC32C digests'
+
+
+def write_read(ctx, keys, want, size, **how):
+    """A write of @size bytes sent as @how says (see Connection.write()),
+    under @keys whose outcome @want checks, then read back equal."""
+    conn = logged_in(ctx, keys, **want)
+    data = os.urandom(size)
+    good(conn.write(UNORDERED_LBA, data, **how))
+    read_back(conn, UNORDERED_LBA, data)
+    conn.logout()
+    return conn
+
+
+@case
+def case_ffp_unordered_reverse(ctx):
+    """DataPDUInOrder=No: a 128 KiB WRITE, the Data-Outs of each R2T sent
+    last first: it succeeds and reads back equal."""
+    write_read(ctx, UNORDERED, {'DataPDUInOrder': 'No'}, 131072, order=reverse)
+    return '128 KiB, each R2T answered backwards, read back equal'
+
+
+@case
+def case_ffp_unordered_unsol(ctx):
+    """DataPDUInOrder=No, InitialR2T=No: a 160 KiB WRITE with 4 KiB of
+    immediate data, its unsolicited and solicited Data-Outs in shuffled
+    order: it succeeds and reads back equal."""
+    write_read(ctx, UNSOL_UNORDERED,
+               {'DataPDUInOrder': 'No', 'InitialR2T': 'No', 'ImmediateData': 'Yes'},
+               163840, imm=4096, unsol=True, order=interleaved)
+    return '160 KiB, unsolicited and solicited data shuffled, read back equal'
+
+
+@case
+def case_ffp_unordered_sequences(ctx):
+    """DataPDUInOrder=No, DataSequenceInOrder=No, MaxOutstandingR2T=4: a
+    256 KiB WRITE whose outstanding R2Ts are answered latest first, each
+    backwards: it succeeds and reads back equal."""
+    conn = write_read(ctx, SEQ_UNORDERED,
+                      {'DataPDUInOrder': 'No', 'DataSequenceInOrder': 'No',
+                       'MaxOutstandingR2T': '4'},
+                      262144, order=reverse, latest_first=True)
+    expect(conn.r2t_batch > 1, 'never more than one R2T outstanding')
+    return (f'256 KiB, up to {conn.r2t_batch} R2Ts answered latest first, '
+            'read back equal')
+
+
+@case
+def case_ffp_cmdsn_reorder_writes(ctx, keys=None, want=None, imm=0, unsol=False):
+    """Two 32 KiB WRITEs, CmdSN n+1 sent before n: the later one waits
+    (nothing comes for it), then both succeed, ExpCmdSN covers both, and
+    both read back equal (RFC 7143 section 3.2.2.1)."""
+    conn = logged_in(ctx, keys, **(want or {}))
+    n, size = conn.cmdsn, 32768
+    first, second = os.urandom(size), os.urandom(size)
+    late = conn.send_write(REORDER_LBA + size // BLOCK, second, imm, unsol,
+                           cmdsn=n + 1)
+    pdu = conn.poll_pdu(0.5)
+    expect(pdu is None, f'before CmdSN 0x{n:08x} came, {pdu}')
+    early = conn.send_write(REORDER_LBA, first, imm, unsol, cmdsn=n)
+    conn.cmdsn = (n + 2) & 0xffffffff
+    conn.timeout = 5.0
+    try:
+        rsps = conn.finish_writes({early: first, late: second})
+    except Fail as e:
+        raise Fail(f'{e} (0x{late:08x}: CmdSN n+1, sent first; '
+                   f'0x{early:08x}: CmdSN n)') from None
+    good(rsps[late], 'the write sent first, CmdSN n+1')
+    good(rsps[early], 'the write sent second, CmdSN n')
+    read_back(conn, REORDER_LBA, first + second)
+    conn.nop()
+    conn.logout()
+    return 'held until CmdSN n came, both written and read back equal'
+
+
+@case
+def case_ffp_cmdsn_reorder_imm(ctx):
+    """ffp_cmdsn_reorder_writes with 4 KiB of immediate data in each
+    command (InitialR2T=No, F set: no unsolicited Data-Out)."""
+    return case_ffp_cmdsn_reorder_writes(
+        ctx, UNSOL, {'InitialR2T': 'No', 'ImmediateData': 'Yes'}, 4096, False)
+
+
+@case
+def case_ffp_cmdsn_reorder_unsol(ctx):
+    """ffp_cmdsn_reorder_writes with 4 KiB of immediate data and unsolicited
+    Data-Outs up to FirstBurstLength (16 KiB), which follow each command
+    at once, its CmdSN in order or not."""
+    return case_ffp_cmdsn_reorder_writes(
+        ctx, UNSOL, {'InitialR2T': 'No', 'ImmediateData': 'Yes'}, 4096, True)
 
 
 @case
@@ -878,12 +676,221 @@ def case_ffp_unsol_reject_cmdsn(ctx):
     data fills FirstBurstLength) does not take its CmdSN either (RFC 7143
     section 7.3). Needs a TPG with InitialR2T=No."""
     conn = logged_in(ctx, op_keys(InitialR2T='No', ImmediateData='Yes',
-                                  FirstBurstLength='4096'))
-    expect(conn.neg['InitialR2T'] == 'No', 'the TPG has InitialR2T=Yes')
+                                  FirstBurstLength='4096'), InitialR2T='No')
     hdr = scsi_cmd(F_WRITE, conn.next_itt(), 16384, conn.cmdsn, conn.expstatsn,
                    cdb10(0x2a, 0, 32))
     return rejected(conn, conn.send_pdu(hdr, b'i' * 4096), REASON_PROTOCOL_ERROR,
                     closed=False)
+
+
+# Several connections per session (the TPG's MaxConnections is 2).
+MCS = op_keys(MaxConnections='2')
+MCS_UNSOL = op_keys(MaxConnections='2', InitialR2T='No', ImmediateData='Yes',
+                    FirstBurstLength='16384')
+MCS_LBA = 2304          # two 32 KiB writes
+
+
+def joined(ctx, lead, keys, cid):
+    """A connection @cid added to the session of @lead (same ISID, its
+    TSIH), its CmdSN the session's."""
+    conn = connect(ctx)
+    conn.isid, conn.cmdsn = lead.isid, lead.cmdsn
+    conn.login(ctx.target, keys, tsih=lead.tsih, cid=cid)
+    expect(conn.tsih == lead.tsih,
+           f'joined TSIH {conn.tsih}, the session has {lead.tsih}')
+    return conn
+
+
+@case
+def case_mcs_cmdsn_across(ctx):
+    """Two connections of one session (MaxConnections=2): a WRITE with
+    immediate data and unsolicited Data-Out, CmdSN n+1, on the second
+    waits (nothing comes for it) until CmdSN n comes on the first; both
+    succeed and read back equal. A Logout of the second connection sent
+    on the first closes it; the first goes on."""
+    a = logged_in(ctx, MCS_UNSOL, MaxConnections='2', InitialR2T='No')
+    b = joined(ctx, a, MCS_UNSOL, 1)
+    n, size = a.cmdsn, 32768
+    first, second = os.urandom(size), os.urandom(size)
+    late = b.send_write(MCS_LBA + size // BLOCK, second, 4096, True,
+                        cmdsn=n + 1)
+    pdu = b.poll_pdu(0.5)
+    expect(pdu is None, f'before CmdSN 0x{n:08x} came, {pdu}')
+    early = a.send_write(MCS_LBA, first, 4096, True, cmdsn=n)
+    a.cmdsn = b.cmdsn = (n + 2) & 0xffffffff
+    good(a.finish_writes({early: first})[early], 'CmdSN n, first connection')
+    good(b.finish_writes({late: second})[late], 'CmdSN n+1, second connection')
+    read_back(a, MCS_LBA, first + second)
+    itt = a.next_itt()
+    a.send_pdu(logout_req(itt, a.cmdsn, a.expstatsn, reason=1, cid=1))
+    rsp = a.recv_expect(OP_LOGOUT_RSP, itt)
+    expect(rsp.response == 0, f'logout of CID 1: {rsp}')
+    b.expect_closed(5.0)
+    a.nop()
+    a.logout()
+    return 'held across connections until CmdSN n came; CID 1 logged out from CID 0'
+
+
+@case
+def case_mcs_limits(ctx):
+    """MaxConnections=2: a third connection is refused with 0x0206; a
+    connection lost without a Logout (ERL0) takes the session down: the
+    other one is closed too."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    b = joined(ctx, a, MCS, 1)
+    c = connect(ctx)
+    c.isid, c.cmdsn = a.isid, a.cmdsn
+    rsp = c.login_pdu(login_flags(SEC, OPER, transit=True),
+                      c.leading_keys(ctx.target), tsih=a.tsih, cid=2)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+           f'third connection, security stage: {rsp}')
+    rsp = c.login_pdu(login_flags(OPER, FFP, transit=True), MCS,
+                      tsih=a.tsih, cid=2)
+    login_refused(c, rsp, LS_TOO_MANY_CONNS)
+    b.close()
+    a.expect_closed(5.0)
+    return 'third connection refused 0x0206; a lost one closed the other'
+
+
+@case
+def case_mcs_reinstate_cid(ctx):
+    """A login with the CID of a live connection replaces it: the old
+    connection is closed, the new one works, a session Logout on the
+    first closes both."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    b = joined(ctx, a, MCS, 1)
+    c = joined(ctx, a, MCS, 1)
+    b.expect_closed(5.0)
+    c.nop()
+    a.cmdsn = c.cmdsn
+    a.nop()
+    itt = a.next_itt()
+    a.send_pdu(logout_req(itt, a.cmdsn, a.expstatsn, reason=0))
+    rsp = a.recv_expect(OP_LOGOUT_RSP, itt)
+    expect(rsp.response == 0, f'session logout: {rsp}')
+    a.expect_closed()
+    c.expect_closed(5.0)
+    return 'CID 1 replaced; the session Logout closed both'
+
+
+# A 32-byte CDB: WRITE SAME(32) (SBC-4), its last 16 bytes in an Extended
+# CDB AHS: AHSLength 17 (a reserved byte and 16 CDB bytes), AHSType 1.
+WS32_LBA, WS32_BLOCKS = 200, 16
+LUN1 = 1 << 48
+
+
+def write_same32(conn, lba, blocks, block):
+    """WRITE SAME(32) on LUN 1, tried again after a unit attention (the
+    LUN is new to the initiator): the SCSI Response."""
+    for _ in range(3):
+        rsp = write_same32_once(conn, lba, blocks, block)
+        if rsp.scsi_status != 0x02 or rsp.sense[2:3] != b'\x06':
+            break
+    return rsp
+
+
+def write_same32_once(conn, lba, blocks, block):
+    cdb = bytearray(32)
+    cdb[0], cdb[7] = 0x7f, 0x18
+    cdb[8:10] = (0x000d).to_bytes(2, 'big')
+    cdb[12:20] = lba.to_bytes(8, 'big')
+    cdb[28:32] = blocks.to_bytes(4, 'big')
+    ahs = (17).to_bytes(2, 'big') + b'\x01\x00' + bytes(cdb[16:32])
+    hdr = bytearray(scsi_cmd(F_FINAL | F_WRITE, conn.next_itt(), BLOCK,
+                             conn.take_cmdsn(), conn.expstatsn, bytes(cdb[:16]),
+                             lun=LUN1))
+    hdr[4] = len(ahs) // 4
+    itt = int.from_bytes(hdr[16:20], 'big')
+    conn.send_pdu(bytes(hdr) + ahs)
+    return conn.finish_writes({itt: block})[itt]
+
+
+def read_lun1(conn, lba, blocks):
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, blocks * BLOCK,
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x28, lba, blocks), lun=LUN1))
+    buf = bytearray(blocks * BLOCK)
+    while True:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.itt == itt, f'reading LUN 1: {pdu}')
+        if pdu.op == OP_DATA_IN:
+            buf[pdu.w40:pdu.w40 + len(pdu.data)] = pdu.data
+        if pdu.op == OP_SCSI_RSP or pdu.flags & F_STATUS:
+            expect(pdu.scsi_status == 0, f'reading LUN 1: {pdu}')
+            return bytes(buf)
+
+
+@case
+def case_ffp_ext_cdb(ctx):
+    """A 32-byte CDB, its last 16 bytes in an Extended CDB AHS: WRITE
+    SAME(32) of one block over 16 on LUN 1 (fileio) succeeds, and the 16
+    blocks read back as copies of it: the target core saw the whole CDB
+    (the block count is in its last bytes)."""
+    conn = logged_in(ctx)
+    block = os.urandom(BLOCK)
+    rsp = write_same32(conn, WS32_LBA, WS32_BLOCKS, block)
+    good(rsp, f'WRITE SAME(32), sense {rsp.sense.hex()}')
+    back = read_lun1(conn, WS32_LBA, WS32_BLOCKS)
+    expect(back == block * WS32_BLOCKS,
+           'the blocks WRITE SAME(32) wrote read back different')
+    conn.nop()
+    conn.logout()
+    return 'WRITE SAME(32) through an Extended CDB AHS, 16 blocks read back'
+
+
+RESID_LBA = 3072
+
+
+def read_resid(conn, lba, blocks, edtl):
+    """READ(10) of @blocks with ExpectedDataTransferLength @edtl: the
+    data and the status PDU."""
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, edtl, conn.take_cmdsn(),
+                           conn.expstatsn, cdb10(0x28, lba, blocks)))
+    data = b''
+    while True:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.itt == itt, f'read: {pdu}')
+        if pdu.op == OP_DATA_IN:
+            data += pdu.data
+        if pdu.op == OP_SCSI_RSP or pdu.flags & F_STATUS:
+            return data, pdu
+
+
+@case
+def case_ffp_residual(ctx):
+    """Residuals (RFC 7143 section 11.4.5): a READ(10) of 8 blocks with an
+    expected length of 16 blocks gets its 4 KiB, U set and residual 4096.
+    With 4 blocks (overflow) the target core, which does not truncate a
+    transfer into buffers the fabric provides, refuses it with CHECK
+    CONDITION: no data, O set and residual 2048. A WRITE(10) whose expected
+    length differs from the CDB's is refused by the target core with CHECK
+    CONDITION (ILLEGAL REQUEST), writing nothing."""
+    conn = logged_in(ctx)
+    pattern = os.urandom(8 * BLOCK)
+    good(conn.write(RESID_LBA, pattern), 'writing the pattern')
+    data, st = read_resid(conn, RESID_LBA, 8, 16 * BLOCK)
+    expect(data == pattern and st.scsi_status == 0 and
+           st.flags & F_UNDERFLOW and not st.flags & F_OVERFLOW and
+           st.w44 == 8 * BLOCK, f'underflow: {len(data)} bytes, {st}, residual {st.w44}')
+    data, st = read_resid(conn, RESID_LBA, 8, 4 * BLOCK)
+    expect(not data and st.scsi_status == 0x02 and
+           st.sense[2] & 0x0f == 0x05 and st.flags & F_OVERFLOW and
+           not st.flags & F_UNDERFLOW and st.w44 == 4 * BLOCK,
+           f'overflow: {len(data)} bytes, {st}, residual {st.w44}')
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, 16 * BLOCK,
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x2a, RESID_LBA, 8)))
+    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x05,
+           f'write with a longer expected length: {rsp}, sense {rsp.sense.hex()}')
+    read_back(conn, RESID_LBA, pattern, 'after the refused write, the LUN')
+    conn.nop()
+    conn.logout()
+    return ('read underflow U/4096, overflow refused O/2048, mismatched '
+            'write refused')
 
 
 def main():

@@ -8,18 +8,38 @@
 # long login text in parts and in one PDU, logins that stall (closed at
 # the login timeout) or break off; in full feature phase, unsupported
 # opcodes and malformed commands (Reject, the session going on), Data-Out
-# with a bad TTT, offset or DataSN (Reject, then closed), data segments
-# over MaxRecvDataSegmentLength (closed), what must be dropped silently
-# (Data-Out for no command, CmdSN outside the window, NOP-Out with the
-# reserved ITT), requests past a CmdSN gap held and answered in CmdSN
-# order once it is filled, ABORT TASK of a write waiting for its Data-Out
-# (Function complete, no response for the task), a write whose R2T is
-# never answered (closed after dataout_timeout), connections that die in
-# the middle of data,
-# and a write read back equal with and without digests. Then the whole
-# set again, five times, must leave no object of the module or the target
-# core (counted by allocation site) and no cache line behind, open-iscsi
-# still logs in and reads the LUN, and the module unloads.
+# with a bad TTT, offset or DataSN, overlapping or repeated data with
+# DataPDUInOrder=No, unsolicited data beyond FirstBurstLength (Reject,
+# then closed), data segments over MaxRecvDataSegmentLength (closed), what
+# must be dropped silently (Data-Out for no command, CmdSN outside the
+# window, NOP-Out with the reserved ITT), requests past a CmdSN gap held
+# and answered in CmdSN order once it is filled, two writes sent in
+# reverse CmdSN order (with R2Ts, and with immediate and unsolicited data),
+# ABORT TASK of a write waiting for its Data-Out (Function complete, no
+# response for the task), a write whose R2T is never answered (closed
+# after dataout_timeout), connections that die in the middle of data; each
+# write that fails leaves its blocks and their neighbours as they were.
+# Writes read back equal with and without digests, and with Data-Outs
+# out of order: DataPDUInOrder=No (solicited and unsolicited, backwards
+# and shuffled) and DataSequenceInOrder=No (four R2Ts outstanding,
+# answered latest first). A 32-byte CDB in an Extended CDB AHS (WRITE
+# SAME(32) on a fileio LUN) reaches the target core whole; reads report
+# underflow and overflow residuals, a write whose expected length differs
+# from its CDB's is refused. Two connections of one session
+# (MaxConnections=2): a write on the second waits for the CmdSN the first
+# still owes, its unsolicited Data-Out kept meanwhile; one connection logs
+# the other out; a third is refused (0x0206); one lost without Logout takes
+# the session down (ERL0); a login with a live CID replaces it. Then the
+# whole set again, five times, must leave
+# no object of the module or the target core (counted by allocation site)
+# and no cache line behind, open-iscsi still logs in and reads the LUN,
+# and the module unloads.
+#
+# The TPG allows what the cases ask for and no initiator has to take:
+# InitialR2T=No, DataPDUInOrder=No, DataSequenceInOrder=No,
+# MaxOutstandingR2T=4, MaxConnections=2; it declares MaxRecvDataSegmentLength 8192 (its
+# MaxXmitDataSegmentLength, as LIO), under the 32 KiB an R2T asks for at
+# most, so that a Data-Out can break that limit alone.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -31,6 +51,8 @@ ixt_require_initiator
 tgt=iqn.2026-11.org.example.badinput:rd
 portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_78/ixt_bad
+fd=$IXT_CFS/core/fileio_78/ixt_bad_fd
+fdimg=$(mktemp /tmp/ixt_bad_fd.XXXXXX)
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 login_timeout=5
 rounds=5
@@ -47,23 +69,58 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
 	ffp_dataout_offset_outside ffp_dataout_wrong_datasn
+	ffp_dataout_over_mrdsl ffp_unordered_dataout_overlap
+	ffp_unordered_dataout_twice ffp_unordered_offset_outside
+	ffp_unordered_dataout_wrong_datasn ffp_unordered_unsol_outside
 	ffp_dataout_unknown_itt ffp_close_in_data_phase
-	ffp_close_in_immediate_data ffp_cmdsn_outside_window ffp_cmdsn_gap
-	ffp_nop_reserved_itt ffp_tmf ffp_abort_waiting_write)
+	ffp_close_in_immediate_data ffp_unordered_reverse ffp_unordered_unsol
+	ffp_unordered_sequences ffp_cmdsn_outside_window ffp_cmdsn_gap
+	ffp_cmdsn_reorder_writes ffp_cmdsn_reorder_imm ffp_cmdsn_reorder_unsol
+	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
+	ffp_abort_waiting_write ffp_ext_cdb ffp_residual mcs_cmdsn_across
+	mcs_limits mcs_reinstate_cid)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
 
-# raw CASE...: run ixt_raw.py, its lines as KTAP messages (with
-# raw_quiet=1, only its failures).
+# raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {
-	local out rc line
-
-	out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
+	raw_out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
 		--host "$IXT_ADDR4_T" --login-timeout "$login_timeout" "$@" 2>&1)
-	rc=$?
-	while read -r line; do
-		[ -n "${raw_quiet:-}" ] && [ "${line#ok }" != "$line" ] && continue
-		ktap_print_msg "$line"
-	done <<<"$out"
+}
+
+# raw_print REGEX: the lines of $raw_out that REGEX does not match, as
+# KTAP messages.
+raw_print() {
+	local line
+
+	grep -vE "$1" <<<"$raw_out" | while read -r line; do
+		[ -n "$line" ] && ktap_print_msg "$line"
+	done
+}
+
+# cases CASE...: one subtest each, from its line, all in one ixt_raw.py
+# (a Python start-up costs seconds under TCG).
+cases() {
+	local c line
+
+	raw "$@"
+	raw_print '^(ok|FAIL) [a-z0-9_]+: '	# a traceback, say
+	for c in "$@"; do
+		line=$(grep -m1 -E "^(ok|FAIL) $c: " <<<"$raw_out")
+		ktap_print_msg "${line:-$c: no result}"
+		if [ "${line%% *}" = ok ]; then
+			ktap_test_pass "$c"
+		else
+			ktap_test_fail "$c"
+		fi
+	done
+}
+
+# rounds N CASE...: the cases N times over; only failures are shown.
+rounds() {
+	local rc=0
+
+	raw --repeat "$@" || rc=$?
+	raw_print '^ok '
 	return $rc
 }
 
@@ -81,11 +138,18 @@ echo 0 >"$tpg/attrib/authentication"
 echo 1 >"$tpg/attrib/generate_node_acls"
 echo 0 >"$tpg/attrib/demo_mode_write_protect"
 echo $login_timeout >"$tpg/attrib/login_timeout"
+echo No >"$tpg/param/InitialR2T"
+echo No >"$tpg/param/DataPDUInOrder"
+echo No >"$tpg/param/DataSequenceInOrder"
+echo 4 >"$tpg/param/MaxOutstandingR2T"
+echo 8192 >"$tpg/param/MaxXmitDataSegmentLength"
+echo 2 >"$tpg/param/MaxConnections"
+mkdir -p "$fd" && echo "fd_dev_name=$fdimg,fd_dev_size=4194304" >"$fd/control" &&
+	echo 1 >"$fd/enable"
+mkdir -p "$tpg/lun/lun_1" && ln -s "$fd" "$tpg/lun/lun_1/ixt_bad_fd"
 echo 1 >"$tpg/enable"
 
-for c in "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"; do
-	ixt_check "$c" raw "$c"
-done
+cases "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"
 
 # Objects in use that iscsi_xt or the target core allocated, by cache and
 # allocation site ("site count" lines), from SLUB's user tracking
@@ -149,7 +213,7 @@ done
 sleep 2
 owned_objects >"$before"
 ixt_check "the cases run $rounds times more" \
-	eval 'raw_quiet=1 raw --repeat $rounds "${cases_login[@]}" "${cases_ffp[@]}"'
+	rounds $rounds "${cases_login[@]}" "${cases_ffp[@]}"
 sleep 3
 owned_objects >"$after"
 if [ "$tracked" -eq 0 ]; then
@@ -175,9 +239,11 @@ ixt_check "open-iscsi still logs in and reads the whole LUN" \
 node --logout
 node -o delete
 
-rm "$tpg/lun/lun_0/ixt_bad"
-rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
-rmdir "$rd" "$(dirname "$rd")"
+rm "$tpg/lun/lun_0/ixt_bad" "$tpg/lun/lun_1/ixt_bad_fd"
+rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
+	"$IXT_FABRIC/$tgt"
+rmdir "$rd" "$(dirname "$rd")" "$fd" "$(dirname "$fd")"
+rm -f "$fdimg"
 ixt_unload
 ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
 ixt_finish
