@@ -28,7 +28,7 @@ packages=(
 	qemu-system-x86 busybox-static
 	targetcli-fb python3-rtslib-fb dbus
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils
-	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync
+	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
 	iperf3 perftest gnuplot-nox
 )
 

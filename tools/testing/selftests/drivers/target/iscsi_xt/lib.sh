@@ -206,6 +206,36 @@ ixt_check() {
 	fi
 }
 
+# ixt_fio_verify DISK OFFSET KIB BS IODEPTH [FIO-OPTION...]: random writes
+# of BS over KIB KiB from OFFSET of DISK, libaio, O_DIRECT, each block read
+# back with its CRC32C checked (fatal at the first mismatch); fails on any
+# error, a non-zero exit, or unless KIB KiB were written and read back,
+# printing fio's findings. Each run takes the next seed after
+# $ixt_fio_seed.
+ixt_fio_seed=$((0x1c5e0000 + RANDOM))
+ixt_fio_verify() {
+	local dev=$1 off=$2 kib=$3 bs=$4 qd=$5 out rc err rkib wkib line
+
+	shift 5
+	ixt_fio_seed=$((ixt_fio_seed + 1))
+	out=$(timeout 300 fio --name=ixt --filename="$dev" --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs="$bs" --iodepth="$qd" \
+		--offset="$off" --size="${kib}k" --randseed=$ixt_fio_seed \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 "$@" \
+		--output-format=terse --terse-version=3 2>&1)
+	rc=$?
+	# Terse version 3: field 5 is the error, 6 KiB read, 47 KiB written.
+	read -r err rkib wkib < <(awk -F';' '$1 == 3 { print $5, $6, $47 }' <<<"$out")
+	[ "$rc" -eq 0 ] && [ "$err" = 0 ] && [ "$rkib" = "$kib" ] &&
+		[ "$wkib" = "$kib" ] && return 0
+	ktap_print_msg "fio on $dev bs=$bs iodepth=$qd offset=$off size=${kib}k randseed=$ixt_fio_seed: exit $rc, error ${err:-?}, ${wkib:-?} KiB written, ${rkib:-?} KiB verified"
+	grep -v '^3;' <<<"$out" | head -n 20 | while read -r line; do
+		ktap_print_msg "fio: $line"
+	done
+	return 1
+}
+
 # ixt_wait SECONDS COMMAND...: run COMMAND every half second until it
 # succeeds (status 0) or SECONDS have passed (status 1).
 ixt_wait() {

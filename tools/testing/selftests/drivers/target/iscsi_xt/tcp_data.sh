@@ -38,7 +38,6 @@ ib=$IXT_CFS/core/iblock_78/ixt_data_nb
 rd_pages=24576
 mnt=$(mktemp -d)
 work=$(mktemp -d)
-seed=$((0x1c5e0000 + RANDOM))
 # The disks of LUN 0 and LUN 1 in the current session, and the next
 # unused 8 MiB region of each.
 disk=()
@@ -96,33 +95,12 @@ negotiated() {
 	done
 }
 
-# fio_cell LUN BS IODEPTH KIB: random writes of BS over KIB KiB (8 MiB at
-# most) at the start of the next unused 8 MiB region of LUN, with libaio
-# and O_DIRECT, then a read of every block checking its CRC32C (fatal on
-# the first mismatch); fails on any error, on a non-zero exit and unless
-# as many bytes were read back as were written.
+# fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
+# KiB (8 MiB at most) at the start of the next unused 8 MiB region of LUN.
 fio_cell() {
-	local lun=$1 bs=$2 qd=$3 kib=$4 dev off out rc err rkib wkib
+	local lun=$1
 
-	dev=${disk[$lun]}
-	off=$((region[lun]++ * 8))M
-	seed=$((seed + 1))
-	out=$(timeout 300 fio --name=ixt --filename="$dev" --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs="$bs" --iodepth="$qd" \
-		--offset=$off --size="${kib}k" --randseed=$seed \
-		--verify=crc32c --do_verify=1 \
-		--verify_fatal=1 --verify_state_save=0 \
-		--output-format=terse --terse-version=3 2>&1)
-	rc=$?
-	# Terse version 3: field 5 is the error, 6 KiB read, 47 KiB written.
-	read -r err rkib wkib < <(awk -F';' '$1 == 3 { print $5, $6, $47 }' <<<"$out")
-	[ "$rc" -eq 0 ] && [ "$err" = 0 ] && [ "$rkib" = "$kib" ] &&
-		[ "$wkib" = "$kib" ] && return 0
-	ktap_print_msg "fio on $dev (LUN $lun) bs=$bs iodepth=$qd offset=$off size=${kib}k randseed=$seed: exit $rc, error ${err:-?}, ${wkib:-?} KiB written, ${rkib:-?} KiB verified"
-	grep -v '^3;' <<<"$out" | head -n 20 | while read -r line; do
-		ktap_print_msg "fio: $line"
-	done
-	return 1
+	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
 }
 
 # A tree of some 24 MiB: one file of 12 MiB and two hundred smaller ones,

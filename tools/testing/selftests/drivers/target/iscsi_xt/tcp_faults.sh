@@ -47,7 +47,6 @@ hba_ib=$IXT_CFS/core/iblock_80
 slow=ixt_faults_slow
 delay_ms=20000
 work=$(mktemp -d)
-seed=$((0x5eed0000 + RANDOM))
 # dmsetup creates the device node itself: there is no udev in the VM.
 export DM_DISABLE_UDEV=1
 
@@ -166,31 +165,12 @@ relogged() {
 	return 1
 }
 
-# fio_verify DISK OFFSET SIZE: random 64 KiB writes over SIZE at OFFSET of
-# DISK, libaio, O_DIRECT, iodepth 8, each batch of 16 read back with its
-# CRC32C checked while later ones are written; fails on any error, any
-# mismatch and unless every byte written was read back.
+# fio_verify DISK OFFSET SIZE: ixt_fio_verify of 64 KiB writes over SIZE
+# at OFFSET of DISK, iodepth 8, each batch of 16 read back while later
+# ones are written.
 fio_verify() {
-	local out rc err rkib wkib kib
-
-	seed=$((seed + 1))
-	kib=$(($(numfmt --from=iec "$3") / 1024))
-	out=$(timeout 300 fio --name=ixt --filename="$1" --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=64k --iodepth=8 \
-		--offset="$2" --size="$3" --randseed=$seed \
-		--verify=crc32c --do_verify=1 --verify_backlog=16 \
-		--verify_fatal=1 --verify_state_save=0 \
-		--output-format=terse --terse-version=3 2>&1)
-	rc=$?
-	# Terse version 3: field 5 is the error, 6 KiB read, 47 KiB written.
-	read -r err rkib wkib < <(awk -F';' '$1 == 3 { print $5, $6, $47 }' <<<"$out")
-	[ "$rc" -eq 0 ] && [ "$err" = 0 ] && [ "$rkib" = "$kib" ] &&
-		[ "$wkib" = "$kib" ] && return 0
-	ktap_print_msg "fio on $1 offset=$2 size=$3 randseed=$seed: exit $rc, error ${err:-?}, ${wkib:-?} KiB written, ${rkib:-?} KiB verified"
-	grep -v '^3;' <<<"$out" | head -n 20 | while read -r line; do
-		ktap_print_msg "fio: $line"
-	done
-	return 1
+	ixt_fio_verify "$1" "$2" "$(($(numfmt --from=iec "$3") / 1024))" 64k 8 \
+		--verify_backlog=16
 }
 
 # fio_loop DISK: fio_verify on DISK's first 8 MiB again and again, each
