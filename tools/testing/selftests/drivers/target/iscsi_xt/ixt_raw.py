@@ -773,6 +773,22 @@ def case_mcs_reinstate_cid(ctx):
     return 'CID 1 replaced; the session Logout closed both'
 
 
+@case
+def case_login_reinstate(ctx):
+    """A leading login with the InitiatorName and ISID of a live session
+    (TSIH 0) replaces it (RFC 7143 section 6.3.5): the new session gets
+    another TSIH and works, the old connection is closed."""
+    old = logged_in(ctx)
+    new = connect(ctx)
+    new.isid = old.isid
+    new.login(ctx.target)
+    expect(new.tsih != old.tsih, f'the new session kept TSIH {old.tsih}')
+    old.expect_closed(5.0)
+    new.nop()
+    new.logout()
+    return f'TSIH {old.tsih} replaced by TSIH {new.tsih}, old connection closed'
+
+
 # A 32-byte CDB: WRITE SAME(32) (SBC-4), its last 16 bytes in an Extended
 # CDB AHS: AHSLength 17 (a reserved byte and 16 CDB bytes), AHSType 1.
 WS32_LBA, WS32_BLOCKS = 200, 16

@@ -4,7 +4,8 @@
 # What open-iscsi never sends, sent by the raw initiator ixt_raw.py over
 # TCP, each case asserting the target's exact answer (RFC 7143): Login
 # Requests with bad opcodes, stage codes, versions, TSIH, ISID or text
-# (answered by a Login Response with the right status, then closed), too
+# (answered by a Login Response with the right status, then closed), a
+# login that reinstates a live session (same ISID: the old one closed), too
 # long login text in parts and in one PDU, logins that stall (closed at
 # the login timeout) or break off; in full feature phase, unsupported
 # opcodes and malformed commands (Reject, the session going on), Data-Out
@@ -64,7 +65,8 @@ cases_login=(login_logout login_nop_first login_vendor_first login_csg_ffp
 	login_version login_tsih_unknown login_isid_changes login_key_no_equals
 	login_key_no_nul login_key_not_utf8 login_value_not_utf8 login_key_twice
 	login_unknown_key_twice login_missing_initiator login_unknown_target
-	login_unknown_keys login_text_over_64k login_pdu_over_8k login_truncated)
+	login_unknown_keys login_text_over_64k login_pdu_over_8k login_truncated
+	login_reinstate)
 cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
