@@ -316,6 +316,20 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 	return cmd;
 }
 
+/**
+ * ixt_cmd_drop() - free a command the target core never got
+ * @conn: its connection.
+ * @cmd: the command; its data phase, if it entered one, ends.
+ *
+ * Context: Process context (the receive path or the release work).
+ */
+void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd)
+{
+	ixt_dataout_end(cmd);
+	ixt_dataout_slot_put(conn, cmd);
+	ixt_cmd_put(cmd);
+}
+
 /*
  * Refuses a command at its header: its data segment is dropped, and so
  * will be the unsolicited Data-Out that may follow (their ITT is unknown).
@@ -425,8 +439,7 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (edtl) {
 		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
 		if (ret) {
-			ixt_dataout_slot_put(conn, cmd);
-			ixt_cmd_put(cmd);
+			ixt_cmd_drop(conn, cmd);
 			if (ret == -EAGAIN)
 				return ixt_cmd_pool_wait(conn, pdu);
 			if (ret != -EPROTO)
@@ -476,8 +489,7 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		conn->rx_cmd = NULL;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
-		ixt_dataout_slot_put(conn, cmd);
-		ixt_cmd_put(cmd);
+		ixt_cmd_drop(conn, cmd);
 		ixt_conn_close(conn);
 		return false;
 	}
@@ -512,9 +524,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			    ixt_cmd_task_attr(req->flags), dir,
 			    TARGET_SCF_ACK_KREF)) {
 		/* The session is stopping: nobody waits for an answer. */
-		ixt_dataout_end(cmd);
-		ixt_dataout_slot_put(conn, cmd);
-		ixt_cmd_put(cmd);
+		ixt_cmd_drop(conn, cmd);
 		return;
 	}
 	/*
@@ -806,8 +816,7 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 
 	if (cmd) {
 		conn->rx_cmd = NULL;
-		ixt_dataout_slot_put(conn, cmd);
-		ixt_cmd_put(cmd);
+		ixt_cmd_drop(conn, cmd);
 	}
 	for (i = 0; i < conn->nr_slots; i++) {
 		cmd = conn->slots[i];

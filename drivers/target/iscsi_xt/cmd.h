@@ -134,6 +134,7 @@ void ixt_cmd_put(struct ixt_cmd *cmd);
 struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 void ixt_cmd_execute(struct ixt_cmd *cmd);
+void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd);
 
 /* dataout.c */
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);

@@ -75,11 +75,8 @@ static int ixt_cmdsn_setup(struct ixt_sess *sess)
 /* Gives back what a request held or refused owns. */
 static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
-	if (pdu->cmd) {
-		ixt_dataout_end(pdu->cmd);
-		ixt_dataout_slot_put(conn, pdu->cmd);
-		ixt_cmd_put(pdu->cmd);
-	}
+	if (pdu->cmd)
+		ixt_cmd_drop(conn, pdu->cmd);
 }
 
 /* Holds a copy of an early request; false if it cannot be held. */

@@ -452,9 +452,12 @@ static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
 	bool found = false;
 
 	mutex_lock(&ixt_sess_mutex);
-	list_for_each_entry(sess, &ixt_sess_list, entry)
-		if (sess->tpg == tpg)
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->tpg == tpg) {
 			found = true;
+			break;
+		}
+	}
 	mutex_unlock(&ixt_sess_mutex);
 	return found;
 }
@@ -600,17 +603,22 @@ void ixt_sess_window_start(struct ixt_sess *sess, u32 depth)
  * MaxCmdSN follows ExpCmdSN by the window, but never moves back: when the
  * window shrinks, it waits for ExpCmdSN to catch up (initiators ignore a
  * smaller MaxCmdSN, and the commands up to it were allowed already).
+ * The connections of a session build responses under their own sn_lock,
+ * hence the compare-and-exchange.
  *
- * Context: Any context but hard IRQ, under the connection's sn_lock.
+ * Context: Any context but hard IRQ.
  * Return: MaxCmdSN.
  */
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn)
 {
 	u32 max = exp_cmd_sn + READ_ONCE(sess->win_cur) - 1;
+	u32 cur = READ_ONCE(sess->max_cmd_sn);
 
-	if (ixt_sn_gt(max, sess->max_cmd_sn))
-		WRITE_ONCE(sess->max_cmd_sn, max);
-	return sess->max_cmd_sn;
+	do {
+		if (!ixt_sn_gt(max, cur))
+			return cur;
+	} while (!try_cmpxchg(&sess->max_cmd_sn, &cur, max));
+	return max;
 }
 
 /**
@@ -733,47 +741,35 @@ int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 }
 
 /*
- * Which connections a Logout Request ends, all marked logged out: @conn
- * itself (returned true), or the other one the CID names, or, to close
- * the session, all. Returns false with *@found false for an unknown CID.
+ * Logs out the other connections of @conn's session: the one @cid names,
+ * or all of them (@cid < 0, a session Logout). Returns whether any was.
  */
-static bool ixt_sess_logout_conns(struct ixt_conn *conn, u8 reason, u16 cid,
-				  bool *found)
+static bool ixt_sess_logout_others(struct ixt_conn *conn, int cid)
 {
 	struct ixt_sess *sess = conn->sess;
 	struct ixt_conn *other;
+	bool found = false;
 
 	lockdep_assert_held(&sess->rx_lock);
-	*found = true;
-	if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION && cid == conn->cid)
-		goto self;
 	mutex_lock(&ixt_sess_mutex);
-	*found = false;
 	list_for_each_entry(other, &sess->conns, sess_entry) {
-		if (other == conn ||
-		    (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
-		     other->cid != cid))
+		if (other == conn || (cid >= 0 && other->cid != cid))
 			continue;
-		*found = true;
+		found = true;
 		other->logged_out = true;
 		ixt_conn_close(other);
 	}
 	mutex_unlock(&ixt_sess_mutex);
-	if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION)
-		return false;
-	*found = true;
-self:
-	conn->logged_out = true;
-	return true;
+	return found;
 }
 
 static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	const struct iscsi_logout *req = (const struct iscsi_logout *)&pdu->hdr;
 	u8 reason = req->flags & ISCSI_FLAG_LOGOUT_REASON_MASK;
+	u16 cid = be16_to_cpu(req->cid);
 	struct iscsi_logout_rsp *rsp;
 	struct ixt_tx_pdu *tx;
-	bool found;
 
 	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
 	if (!tx) {
@@ -786,14 +782,19 @@ static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	rsp->itt = req->itt;
 	if (reason == ISCSI_LOGOUT_REASON_RECOVERY) {
 		rsp->response = ISCSI_LOGOUT_RECOVERY_UNSUPPORTED;
-	} else if (ixt_sess_logout_conns(conn, reason, be16_to_cpu(req->cid),
-					 &found)) {
+	} else if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
+		   cid != conn->cid) {
+		/* Another connection: this one goes on. */
+		rsp->response = ixt_sess_logout_others(conn, cid) ?
+				ISCSI_LOGOUT_SUCCESS :
+				ISCSI_LOGOUT_CID_NOT_FOUND;
+	} else {
+		if (reason != ISCSI_LOGOUT_REASON_CLOSE_CONNECTION)
+			ixt_sess_logout_others(conn, -1);
+		conn->logged_out = true;
 		rsp->response = ISCSI_LOGOUT_SUCCESS;
 		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 		tx->close = true;
-	} else {
-		rsp->response = found ? ISCSI_LOGOUT_SUCCESS :
-					ISCSI_LOGOUT_CID_NOT_FOUND;
 	}
 	ixt_conn_queue_resp(conn, tx, true);
 }
