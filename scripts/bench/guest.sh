@@ -7,7 +7,9 @@
 # null_blk and on a ramdisk LUN. Then the bounds of this machine: the same
 # matrix on the local null_blk device and raw TCP over the test veth pair.
 #
-#   guest.sh ROUNDS RUNTIME RAMP [CELL...]
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS [CELL...]
+#
+# XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 #
 # One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl.
 
@@ -15,8 +17,8 @@ set -uo pipefail
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
-rounds=$1 runtime=$2 ramp=$3
-shift 3
+rounds=$1 runtime=$2 ramp=$3 xt_params=$4
+shift 4
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
@@ -98,7 +100,8 @@ record_error() {
 target_up() {
 	case "$1" in
 	lio)	modprobe --ignore-install iscsi_target_mod ;;
-	xt)	ixt_insmod ;;
+	xt)	# shellcheck disable=SC2086 # one word per parameter
+		ixt_insmod $xt_params ;;
 	esac || return 1
 	targetcli >/dev/null <<EOT
 /backstores/block create name=nullb dev=/dev/nullb0
