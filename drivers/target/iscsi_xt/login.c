@@ -307,7 +307,9 @@ static void ixt_login_check_discovery(struct ixt_login *login)
  * What the TPG offers (its param/; LIO's defaults for discovery), with
  * AuthMethod following whether this initiator must authenticate: without
  * None when it must, with None last when it need not and the offer is
- * CHAP only.
+ * CHAP only. ErrorRecoveryLevel is 0 whatever param/ says: the target
+ * recovers at that level only (no SNACK, no task reassignment), and an
+ * initiator told more would count on them.
  */
 static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
 {
@@ -318,6 +320,10 @@ static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
 		mutex_lock(&login->tpg->lock);
 		*offer = login->tpg->offer;
 		mutex_unlock(&login->tpg->lock);
+		if (offer->error_recovery_level)
+			pr_warn_once("ErrorRecoveryLevel %u in a TPG's param/: logins get 0, the only level iscsi_xt implements\n",
+				     offer->error_recovery_level);
+		offer->error_recovery_level = 0;
 	} else {
 		/* Discovery: LIO's defaults. */
 		ixt_offer_init(offer, 0);

@@ -279,6 +279,18 @@ def case_login_pdu_over_8k(ctx):
     return 'connection closed without an answer'
 
 
+@case
+def case_login_erl_capped(ctx):
+    """ErrorRecoveryLevel=2 offered to a TPG whose param/ says 2: the
+    answer is 0, the only level the target implements."""
+    conn = connect(ctx)
+    got = dict(conn.login(ctx.target, op_keys(ErrorRecoveryLevel='2')))
+    expect(got.get('ErrorRecoveryLevel') == '0',
+           f"ErrorRecoveryLevel answered {got.get('ErrorRecoveryLevel')}")
+    conn.logout()
+    return 'ErrorRecoveryLevel=0'
+
+
 def closed_after(conn, start, low, high):
     conn.expect_closed(timeout=high + 15)
     took = time.monotonic() - start

@@ -6,7 +6,8 @@
 # Requests with bad opcodes, stage codes, versions, TSIH, ISID or text
 # (answered by a Login Response with the right status, then closed), a
 # login that reinstates a live session (same ISID: the old one closed), too
-# long login text in parts and in one PDU, logins that stall (closed at
+# long login text in parts and in one PDU, ErrorRecoveryLevel=2 answered
+# 0, logins that stall (closed at
 # the login timeout) or break off; in full feature phase, unsupported
 # opcodes and malformed commands (Reject, the session going on), Data-Out
 # with a bad TTT, offset or DataSN, overlapping or repeated data with
@@ -38,7 +39,8 @@
 #
 # The TPG allows what the cases ask for and no initiator has to take:
 # InitialR2T=No, DataPDUInOrder=No, DataSequenceInOrder=No,
-# MaxOutstandingR2T=4, MaxConnections=2; it declares MaxRecvDataSegmentLength 8192 (its
+# MaxOutstandingR2T=4, MaxConnections=2, ErrorRecoveryLevel=2 (which
+# logins get as 0); it declares MaxRecvDataSegmentLength 8192 (its
 # MaxXmitDataSegmentLength, as LIO), under the 32 KiB an R2T asks for at
 # most, so that a Data-Out can break that limit alone.
 
@@ -66,7 +68,7 @@ cases_login=(login_logout login_nop_first login_vendor_first login_csg_ffp
 	login_key_no_nul login_key_not_utf8 login_value_not_utf8 login_key_twice
 	login_unknown_key_twice login_missing_initiator login_unknown_target
 	login_unknown_keys login_text_over_64k login_pdu_over_8k login_truncated
-	login_reinstate)
+	login_reinstate login_erl_capped)
 cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
@@ -146,6 +148,7 @@ echo No >"$tpg/param/DataSequenceInOrder"
 echo 4 >"$tpg/param/MaxOutstandingR2T"
 echo 8192 >"$tpg/param/MaxXmitDataSegmentLength"
 echo 2 >"$tpg/param/MaxConnections"
+echo 2 >"$tpg/param/ErrorRecoveryLevel"
 mkdir -p "$fd" && echo "fd_dev_name=$fdimg,fd_dev_size=4194304" >"$fd/control" &&
 	echo 1 >"$fd/enable"
 mkdir -p "$tpg/lun/lun_1" && ln -s "$fd" "$tpg/lun/lun_1/ixt_bad_fd"
