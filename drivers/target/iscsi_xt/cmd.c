@@ -784,7 +784,8 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
  * solicited is still received (and dropped with the command), and the
  * data phase ends when it is in or the connection goes.
  *
- * Context: Process context (the connection's receive path).
+ * Context: Process context, under the session's rx_lock (the receive
+ * path of any connection of the session).
  */
 void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 {

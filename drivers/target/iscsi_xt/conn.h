@@ -316,6 +316,8 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,
 				   const u8 *isid, u16 tsih);
 int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn);
+void ixt_sess_each_conn(struct ixt_sess *sess,
+			void (*fn)(struct ixt_conn *conn, void *arg), void *arg);
 int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);

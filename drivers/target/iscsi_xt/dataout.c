@@ -3,10 +3,13 @@
  * iscsi_xt: the Data-Out side of writes: command slots, R2Ts, and Data-Out
  * PDUs received in place through the data-pointer table.
  *
- * Everything here runs in the receive path of the command's connection
- * (Data-Out must come on the connection of its command), or in its
- * release work once the receive path has stopped: the slots and the
- * list of commands expecting unsolicited data need no lock.
+ * Everything here runs under the session's rx_lock: in the receive path
+ * of the command's connection (Data-Out must come on the connection of
+ * its command), in that of another connection of the session (which
+ * delivers a command held behind a CmdSN hole, or carries a task
+ * management function), or in the connection's release work once its
+ * receive path has stopped. The slots and the list of commands expecting
+ * unsolicited data need no lock of their own.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -740,6 +740,32 @@ int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	return 0;
 }
 
+/**
+ * ixt_sess_each_conn() - call a function for each connection of a session
+ * @sess: the session.
+ * @fn: called with each connection and @arg; it must not sleep on the
+ *	connection's release (ixt_sess_mutex is held).
+ * @arg: passed to @fn.
+ *
+ * A connection still in the list has not freed its receive-path state
+ * (slots, R2Ts): its release work frees them only once it has left the
+ * list, and the session's rx_lock keeps its receive path out meanwhile.
+ *
+ * Context: Process context, under the session's rx_lock; takes
+ * ixt_sess_mutex.
+ */
+void ixt_sess_each_conn(struct ixt_sess *sess,
+			void (*fn)(struct ixt_conn *conn, void *arg), void *arg)
+{
+	struct ixt_conn *conn;
+
+	lockdep_assert_held(&sess->rx_lock);
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(conn, &sess->conns, sess_entry)
+		fn(conn, arg);
+	mutex_unlock(&ixt_sess_mutex);
+}
+
 /*
  * Logs out the other connections of @conn's session: the one @cid names,
  * or all of them (@cid < 0, a session Logout). Returns whether any was.

@@ -72,34 +72,61 @@ static void ixt_tmf_respond(struct ixt_conn *conn, itt_t itt, u8 response)
 	ixt_conn_queue_resp(conn, tx, true);
 }
 
-/*
- * The writes of this connection that wait for Data-Out and that the
- * function aborts: the target core would wait for their data forever, so
- * they stop waiting for it (ixt_cmd_abort_write()).
+/**
+ * struct ixt_tmf_scope - the writes a task management function aborts
+ * @lun: the LUN it names.
+ * @type: the target core's function, TMR_*.
+ * @rtt: for ABORT TASK, the Referenced Task Tag.
  */
-static void ixt_tmf_abort_writes(struct ixt_conn *conn,
-				 struct iscsi_tm *req, u8 type)
+struct ixt_tmf_scope {
+	u64 lun;
+	u8 type;
+	itt_t rtt;
+};
+
+/*
+ * The writes of one connection of the session that wait for Data-Out and
+ * that the function aborts: the target core would wait for their data
+ * forever, so they stop waiting for it (ixt_cmd_abort_write()).
+ */
+static void ixt_tmf_abort_conn_writes(struct ixt_conn *conn, void *arg)
 {
-	u64 lun = scsilun_to_int(&req->lun);
+	const struct ixt_tmf_scope *scope = arg;
 	struct ixt_cmd *cmd;
 	u32 i;
 
-	if (type == TMR_ABORT_TASK) {
-		cmd = ixt_dataout_find(conn, req->rtt);
-		if (cmd && cmd->se_cmd.orig_fe_lun == lun &&
+	if (scope->type == TMR_ABORT_TASK) {
+		cmd = ixt_dataout_find(conn, scope->rtt);
+		if (cmd && cmd->se_cmd.orig_fe_lun == scope->lun &&
 		    test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
 			ixt_cmd_abort_write(cmd);
 		return;
 	}
-	if (type != TMR_ABORT_TASK_SET && type != TMR_CLEAR_TASK_SET &&
-	    type != TMR_LUN_RESET)
-		return;
 	for (i = 0; i < conn->nr_slots; i++) {
 		cmd = conn->slots[i];
-		if (cmd && cmd->se_cmd.orig_fe_lun == lun &&
+		if (cmd && cmd->se_cmd.orig_fe_lun == scope->lun &&
 		    test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
 			ixt_cmd_abort_write(cmd);
 	}
+}
+
+/*
+ * With several connections (MC/S), the task may be on another one than
+ * the function: all the session's connections are looked at.
+ */
+static void ixt_tmf_abort_writes(struct ixt_conn *conn, struct iscsi_tm *req,
+				 u8 type)
+{
+	struct ixt_tmf_scope scope = {
+		.lun = scsilun_to_int(&req->lun),
+		.type = type,
+		.rtt = req->rtt,
+	};
+
+	if (type != TMR_ABORT_TASK && type != TMR_ABORT_TASK_SET &&
+	    type != TMR_CLEAR_TASK_SET && type != TMR_LUN_RESET)
+		return;
+	ixt_sess_each_conn(conn->sess, ixt_tmf_abort_conn_writes, &scope);
 }
 
 /**

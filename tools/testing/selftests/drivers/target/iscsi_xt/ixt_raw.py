@@ -744,6 +744,47 @@ def case_mcs_cmdsn_across(ctx):
 
 
 @case
+def case_mcs_abort_across(ctx):
+    """Two connections of one session: ABORT TASK, then LUN RESET, sent on
+    the second, of a write whose R2T the first leaves unanswered: Function
+    complete while both connections live (not when dataout_timeout ends
+    the session), no SCSI Response for the tasks; the LUN unchanged."""
+    def body():
+        keys = op_keys(MaxConnections='2')
+        a = logged_in(ctx, keys, MaxConnections='2')
+        b = joined(ctx, a, keys, 1)
+        b.itt = 0x10000                 # ITTs are the session's
+        for function in (1, 5):         # ABORT TASK, LOGICAL UNIT RESET
+            itt, sn = a.next_itt(), a.take_cmdsn()
+            a.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, BAD_BLOCKS * BLOCK, sn,
+                                a.expstatsn, cdb10(0x2a, BAD_LBA, BAD_BLOCKS)))
+            a.recv_expect(OP_R2T, itt)
+            b.cmdsn = a.cmdsn
+            t = b.next_itt()
+            b.send_pdu(tmf_req(function, t, itt, b.cmdsn, b.expstatsn, sn))
+            rsp = b.recv_expect(OP_TMF_RSP, t)
+            expect(rsp.response == 0,
+                   f'function {function}: TMF Response {rsp.response}')
+            a.nop()
+            b.cmdsn = a.cmdsn
+            b.nop()
+            a.cmdsn = b.cmdsn
+        # The reset leaves a unit attention: taken here, it proves the
+        # reset ran.
+        itt = a.next_itt()
+        a.send_pdu(scsi_cmd(F_FINAL, itt, 0, a.take_cmdsn(), a.expstatsn,
+                            bytes(6)))
+        rsp = a.recv_expect(OP_SCSI_RSP, itt)
+        expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
+               rsp.sense[12] == 0x29,
+               f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+        a.logout()
+        b.expect_closed(5.0)
+        return 'ABORT TASK and LUN RESET across connections: Function complete'
+    return lun_unchanged(ctx, body)
+
+
+@case
 def case_mcs_limits(ctx):
     """MaxConnections=2: a third connection is refused with 0x0206; a
     connection lost without a Logout (ERL0) takes the session down: the

@@ -31,7 +31,9 @@
 # (MaxConnections=2): a write on the second waits for the CmdSN the first
 # still owes, its unsolicited Data-Out kept meanwhile; one connection logs
 # the other out; a third is refused (0x0206); one lost without Logout takes
-# the session down (ERL0); a login with a live CID replaces it. Then the
+# the session down (ERL0); a login with a live CID replaces it; ABORT
+# TASK and LUN RESET on one of a write waiting for Data-Out on the other
+# answered at once, both connections going on. Then the
 # whole set again, five times, must leave
 # no object of the module or the target core (counted by allocation site)
 # and no cache line behind, open-iscsi still logs in and reads the LUN,
@@ -82,7 +84,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_cmdsn_reorder_writes ffp_cmdsn_reorder_imm ffp_cmdsn_reorder_unsol
 	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
 	ffp_abort_waiting_write ffp_ext_cdb ffp_residual mcs_cmdsn_across
-	mcs_limits mcs_reinstate_cid)
+	mcs_limits mcs_reinstate_cid mcs_abort_across)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
