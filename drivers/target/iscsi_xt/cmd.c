@@ -650,7 +650,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 	struct ixt_conn *conn = cmd->conn;
-	u32 max = conn->params.max_xmit_dlength;
+	u32 max = READ_ONCE(conn->params.max_xmit_dlength);
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
 	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;

@@ -332,6 +332,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	ixt_watchdog_stop(conn);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
+	kfree(conn->neg);
 	ixt_reqbuf_free(&conn->text_req);
 	ixt_rsp_free(&conn->text_rsp);
 	ixt_sess_conn_gone(conn);

@@ -111,6 +111,8 @@ enum ixt_conn_state {
  * @login_timeout: closes the connection if login takes too long.
  * @release_work: tears the connection down; see ixt_conn_close().
  * @login_start: jiffies when the connection was accepted.
+ * @neg: the login's key negotiation, kept in full feature phase for
+ *	the keys of Text Requests (rx work); %NULL before.
  * @text_req: Text Request text being reassembled (rx work).
  * @text_rsp: Text Response text, sent in parts when longer than the
  *	initiator's MaxRecvDataSegmentLength (rx work); its storage is
@@ -164,6 +166,7 @@ struct ixt_conn {
 	struct delayed_work login_timeout;
 	struct work_struct release_work;
 	unsigned long login_start;
+	struct ixt_neg *neg;
 	struct ixt_reqbuf text_req;
 	struct ixt_text_buf text_rsp;
 	u32 text_ttt;

@@ -189,7 +189,7 @@ static void ixt_text_send_part(struct ixt_conn *conn,
 	u32 len;
 
 	len = ixt_text_chunk(&conn->text_rsp,
-			     conn->params.max_xmit_dlength, &chunk,
+			     READ_ONCE(conn->params.max_xmit_dlength), &chunk,
 			     &more);
 	pdu = ixt_tx_pdu_alloc(len, GFP_KERNEL);
 	if (!pdu) {
@@ -212,10 +212,14 @@ static void ixt_text_send_part(struct ixt_conn *conn,
 	ixt_conn_queue_resp(conn, pdu, true);
 }
 
-/* A whole request is in: answer what it asks. */
+/*
+ * A whole request is in: negotiate its keys and answer SendTargets. A new
+ * MaxRecvDataSegmentLength of the initiator sizes the answer already.
+ */
 static int ixt_text_answer(struct ixt_conn *conn)
 {
-	struct ixt_text_pair pair;
+	struct ixt_neg *neg = conn->neg;
+	struct ixt_login_status st;
 	int ret;
 
 	if (!conn->text_rsp.data) {
@@ -225,14 +229,20 @@ static int ixt_text_answer(struct ixt_conn *conn)
 	}
 	ixt_text_buf_init(&conn->text_rsp, conn->text_rsp.data,
 			  conn->text_rsp.size);
-	ret = ixt_text_check(conn->text_req.buf, conn->text_req.len);
-	if (ret < 0)
+	ixt_neg_text_begin(neg);
+	ret = ixt_neg_process(neg, ISCSI_FULL_FEATURE_PHASE, conn->text_req.buf,
+			      conn->text_req.len, &conn->text_rsp, &st);
+	if (ret)
 		return ret;
-	/* Other keys are not negotiated in full feature phase yet. */
-	if (ixt_text_find(conn->text_req.buf, conn->text_req.len,
-			  "SendTargets", &pair))
+	if (neg->params.max_xmit_dlength != conn->params.max_xmit_dlength) {
+		pr_debug("%s: MaxRecvDataSegmentLength %u declared in full feature phase\n",
+			 conn->sess->initiator, neg->params.max_xmit_dlength);
+		WRITE_ONCE(conn->params.max_xmit_dlength,
+			   neg->params.max_xmit_dlength);
+	}
+	if (!neg->has_send_targets)
 		return 0;
-	return ixt_send_targets(conn, pair.value, &conn->text_rsp);
+	return ixt_send_targets(conn, neg->send_targets, &conn->text_rsp);
 }
 
 /**
@@ -240,8 +250,11 @@ static int ixt_text_answer(struct ixt_conn *conn)
  * @conn: the connection, with its session.
  * @pdu: the request, its BHS checked.
  *
- * Answers SendTargets (RFC 7143 appendix C) and nothing else yet. A
- * request continued over several PDUs (C bit) is reassembled, each part
+ * Negotiates the keys a Text Request may carry in full feature phase
+ * (RFC 7143 section 6.7: MaxRecvDataSegmentLength and aliases are taken,
+ * keys of the login only are answered "Reject", unknown and extension
+ * keys "NotUnderstood") and answers SendTargets (appendix C). A request
+ * continued over several PDUs (C bit) is reassembled, each part
  * acknowledged with an empty response; an answer longer than the
  * initiator's MaxRecvDataSegmentLength goes out in parts, each one
  * fetched by an empty request quoting its Target Transfer Tag.

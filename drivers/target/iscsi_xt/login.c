@@ -45,7 +45,8 @@
  * @req: request text, reassembled over Login Requests with C set.
  * @rsp: response text, sent over several Login Responses when long.
  * @rsp_flags: T, CSG and NSG bits of the response's last part.
- * @neg: the key negotiation.
+ * @neg: the key negotiation; handed to the connection when the login
+ *	succeeds, for its Text Requests.
  *
  * Owned by the connection, used only by its receive path.
  */
@@ -65,7 +66,7 @@ struct ixt_login {
 	struct ixt_reqbuf req;
 	struct ixt_text_buf rsp;
 	u8 rsp_flags;
-	struct ixt_neg neg;
+	struct ixt_neg *neg;
 };
 
 /**
@@ -82,12 +83,18 @@ int ixt_login_init(struct ixt_conn *conn)
 	login = kzalloc(sizeof(*login), GFP_KERNEL);
 	if (!login)
 		return -ENOMEM;
-	if (ixt_rsp_alloc(&login->rsp, IXT_NEG_RSP_LEN)) {
-		kfree(login);
-		return -ENOMEM;
-	}
+	login->neg = kzalloc(sizeof(*login->neg), GFP_KERNEL);
+	if (!login->neg)
+		goto err_free;
+	if (ixt_rsp_alloc(&login->rsp, IXT_NEG_RSP_LEN))
+		goto err_free;
 	conn->login = login;
 	return 0;
+
+err_free:
+	kfree(login->neg);
+	kfree(login);
+	return -ENOMEM;
 }
 
 /**
@@ -108,6 +115,7 @@ void ixt_login_free(struct ixt_conn *conn)
 	memzero_explicit(login->creds, sizeof(login->creds));
 	ixt_reqbuf_free(&login->req);
 	ixt_rsp_free(&login->rsp);
+	kfree(login->neg);
 	kfree(login);
 	conn->login = NULL;
 }
@@ -446,7 +454,7 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 		return IXT_LS_INIT(AUTH_FAILED);
 
 	ixt_login_offer(login, &offer);
-	ixt_neg_init(&login->neg, &offer, flags);
+	ixt_neg_init(login->neg, &offer, flags);
 	login->leading_done = true;
 	return 0;
 }
@@ -490,7 +498,7 @@ static u16 ixt_login_chap(struct ixt_login *login)
 	struct ixt_chap_reply reply;
 	enum ixt_chap_reason why;
 
-	if (login->neg.params.auth_method != IXT_AUTH_CHAP ||
+	if (login->neg->params.auth_method != IXT_AUTH_CHAP ||
 	    login->stage != ISCSI_SECURITY_NEGOTIATION_STAGE)
 		return IXT_LS_INIT(INIT_ERR);
 	if (chap_a) {
@@ -534,13 +542,13 @@ static u16 ixt_login_keys(struct ixt_conn *conn)
 		if (status)
 			return status;
 	}
-	if (ixt_neg_process(&login->neg, login->stage, login->req.buf,
+	if (ixt_neg_process(login->neg, login->stage, login->req.buf,
 			    login->req.len, &login->rsp, &st))
 		return ixt_login_status(&st);
-	if (login->neg.auth_keys)
+	if (login->neg->auth_keys)
 		return ixt_login_chap(login);
 	if (login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE && !login->auth &&
-	    login->neg.params.auth_method == IXT_AUTH_NONE)
+	    login->neg->params.auth_method == IXT_AUTH_NONE)
 		login->authenticated = true;
 	/* Without a security stage, nothing was negotiated: None applies. */
 	if (login->stage != ISCSI_SECURITY_NEGOTIATION_STAGE && !login->auth)
@@ -556,7 +564,7 @@ static u16 ixt_login_keys(struct ixt_conn *conn)
 static u16 ixt_login_join(struct ixt_conn *conn)
 {
 	struct ixt_login *login = conn->login;
-	const struct ixt_params *neg = &login->neg.params;
+	const struct ixt_params *neg = &login->neg->params;
 	struct ixt_sess *sess = login->join;
 	struct ixt_params *p = &conn->params;
 	int ret;
@@ -596,21 +604,21 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	struct ixt_sess *sess;
 	int ret;
 
-	if (ixt_neg_finish(&login->neg, &st))
+	if (ixt_neg_finish(login->neg, &st))
 		return ixt_login_status(&st);
 	conn->cid = be16_to_cpu(login->first.cid);
 	if (login->join)
 		return ixt_login_join(conn);
-	if (!login->neg.params.discovery)
+	if (!login->neg->params.discovery)
 		ixt_sess_reinstate(login->tpg, login->initiator,
 				   login->first.isid);
 	sess = ixt_sess_alloc(login->initiator, login->first.isid);
 	if (!sess)
 		return IXT_LS_TARGET(NO_RESOURCES);
-	sess->discovery = login->neg.params.discovery;
+	sess->discovery = login->neg->params.discovery;
 	sess->tpg = login->tpg;
-	sess->params = login->neg.params;
-	conn->params = login->neg.params;
+	sess->params = login->neg->params;
+	conn->params = login->neg->params;
 	sess->exp_cmd_sn = be32_to_cpu(login->first.cmdsn);
 	ixt_sess_window_start(sess, 1);
 
@@ -650,6 +658,8 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 			(p->data_digest ? IXT_PDU_DDIGEST : 0);
 	WRITE_ONCE(conn->state, IXT_CONN_FULL_FEATURE);
 	ixt_conn_login_done(conn);
+	conn->neg = conn->login->neg;
+	conn->login->neg = NULL;
 	ixt_login_free(conn);
 	if (conn->sess->se_sess)
 		ixt_watchdog_start(conn);
@@ -669,18 +679,18 @@ static u16 ixt_login_transit(struct ixt_conn *conn,
 	if (!login->authenticated) {
 		/* CHAP agreed on or under way: the initiator asks too early. */
 		if (login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE &&
-		    login->neg.params.auth_method == IXT_AUTH_CHAP &&
+		    login->neg->params.auth_method == IXT_AUTH_CHAP &&
 		    login->chap.state != IXT_CHAP_DONE)
 			return 0;
 		return IXT_LS_INIT(AUTH_FAILED);
 	}
 	/* Keys the target offered still wait for an answer. */
-	if (ixt_neg_pending(&login->neg))
+	if (ixt_neg_pending(login->neg))
 		return 0;
 	/* Skipping the operational stage needs the RFC defaults to do. */
 	if (nsg == ISCSI_FULL_FEATURE_PHASE &&
 	    login->stage == ISCSI_SECURITY_NEGOTIATION_STAGE &&
-	    ixt_neg_has_offers(&login->neg))
+	    ixt_neg_has_offers(login->neg))
 		nsg = ISCSI_OP_PARMS_NEGOTIATION_STAGE;
 	if (nsg == ISCSI_FULL_FEATURE_PHASE) {
 		status = ixt_login_finish(conn);

@@ -377,6 +377,12 @@ class Connection:
             keys = []
         expect(rsp.flags & LOGIN_T and rsp.flags & 3 == OPER,
                f'security stage did not end: {rsp}')
+        return got + self.login_operational(op_keys, tsih, cid)
+
+    def login_operational(self, op_keys=None, tsih=0, cid=0):
+        """The operational stage of a login, once the security stage
+        ended, to full feature phase; returns the keys the target sent."""
+        got = []
         keys = list(op_keys if op_keys is not None else DEFAULT_OP_KEYS)
         self.neg = dict(keys)
         flags = login_flags(OPER, FFP, transit=True)
@@ -508,8 +514,29 @@ class Connection:
         itt = self.send_write(lba, data, imm, unsol, order)
         return self.finish_writes({itt: data}, order, latest_first)[itt]
 
-    def read(self, lba, blocks):
-        """READ(10): returns (status, data)."""
+    def text(self, keys):
+        """An immediate Text Request of @keys ([(key, value)] or bytes),
+        its answer fetched to the end: returns (keys, PDUs)."""
+        itt = self.next_itt()
+        data = keys if isinstance(keys, bytes) else encode_keys(keys)
+        ttt, parts = RESERVED_TAG, []
+        while True:
+            self.send_pdu(text_req(itt, self.cmdsn, self.expstatsn, ttt=ttt),
+                          data)
+            rsp = self.recv_expect(OP_TEXT_RSP, itt)
+            parts.append(rsp)
+            if rsp.flags & F_FINAL:
+                expect(rsp.ttt == RESERVED_TAG,
+                       f'the final Text Response has TTT 0x{rsp.ttt:08x}')
+                return decode_keys(b''.join(p.data for p in parts)), parts
+            expect(rsp.flags & F_CONT and rsp.ttt != RESERVED_TAG,
+                   f'a Text Response neither final nor continued: {rsp}')
+            expect(len(parts) < 64, 'a Text Response in over 64 parts')
+            ttt, data = rsp.ttt, b''
+
+    def read(self, lba, blocks, pdus=None):
+        """READ(10): returns (status, data); the Data-In PDUs are appended
+        to the list @pdus, if given."""
         itt = self.next_itt()
         self.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, blocks * BLOCK,
                                self.take_cmdsn(), self.expstatsn,
@@ -521,6 +548,8 @@ class Connection:
             expect(pdu.itt == itt and pdu.op in (OP_DATA_IN, OP_SCSI_RSP),
                    f'unexpected {pdu}')
             if pdu.op == OP_DATA_IN:
+                if pdus is not None:
+                    pdus.append(pdu)
                 buf[pdu.w40:pdu.w40 + len(pdu.data)] = pdu.data
                 if not pdu.flags & F_STATUS:
                     continue

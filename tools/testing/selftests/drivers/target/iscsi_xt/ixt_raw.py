@@ -31,8 +31,9 @@ from ixt_iscsi import (
     LS_TGT_NOT_FOUND, OP_LOGIN_RSP, OP_NOP_IN, OP_R2T, OP_REJECT, OP_SCSI_RSP,
     OP_TMF_RSP, OP_VENDOR1, REASON_CMD_NOT_SUPPORTED, REASON_INVALID_FIELD,
     REASON_PROTOCOL_ERROR, RESERVED_TAG, Connection, Fail, bhs, cdb10,
-    data_out, encode_keys, expect, interleaved, login_flags, login_req,
-    logout_req, nop_out, op_keys, reverse, scsi_cmd, tmf_req,
+    data_out, decode_keys, encode_keys, expect, interleaved, login_flags,
+    login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd, text_req,
+    tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP)
 
@@ -289,6 +290,44 @@ def case_login_erl_capped(ctx):
            f"ErrorRecoveryLevel answered {got.get('ErrorRecoveryLevel')}")
     conn.logout()
     return 'ErrorRecoveryLevel=0'
+
+
+@case
+def case_login_rsp_continued(ctx):
+    """A Login Response over 8192 bytes (what an initiator receives in the
+    login until it declares more) comes in parts with C set and T clear,
+    each fetched by an empty Login Request; the last part has T; every key
+    is answered once and the login goes on."""
+    conn = connect(ctx)
+    # 118 keys of 63 bytes (the longest), 120 pairs with the leading
+    # ones, of the 128 a text may hold: 7.9 KiB asked, 9.2 KiB answered.
+    name = 'X-org.example.Continued'
+    extra = [(f'{name}{i:04d}'.ljust(63, 'k'), '1') for i in range(118)]
+    flags = login_flags(SEC, OPER, transit=True)
+    rsp = conn.login_pdu(flags, conn.leading_keys(ctx.target) + extra)
+    parts = []
+    while True:
+        expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+               f'part {len(parts)}: {rsp}')
+        expect(len(rsp.data) <= 8192, f'part {len(parts)} of {len(rsp.data)} bytes')
+        parts.append(rsp)
+        if not rsp.flags & F_CONT:
+            break
+        expect(not rsp.flags & LOGIN_T, f'part {len(parts) - 1} has T and C')
+        expect(len(parts) < 4, 'more than 4 parts')
+        rsp = conn.login_pdu(flags, b'')
+    expect(len(parts) > 1, f'{len(rsp.data)} bytes in one part')
+    expect(rsp.flags & LOGIN_T and rsp.flags & 3 == OPER,
+           f'the last part does not end the stage: {rsp}')
+    keys = decode_keys(b''.join(p.data for p in parts))
+    answers = [v for k, v in keys if k.startswith(name)]
+    expect(answers == ['NotUnderstood'] * len(extra),
+           f'{len(answers)} answers to {len(extra)} keys: {set(answers)}')
+    conn.login_operational()
+    conn.nop()
+    conn.logout()
+    total = sum(len(p.data) for p in parts)
+    return f'{total} bytes in {len(parts)} parts, logged in and out'
 
 
 def closed_after(conn, start, low, high):
@@ -700,6 +739,67 @@ MCS = op_keys(MaxConnections='2')
 MCS_UNSOL = op_keys(MaxConnections='2', InitialR2T='No', ImmediateData='Yes',
                     FirstBurstLength='16384')
 MCS_LBA = 2304          # two 32 KiB writes
+
+
+def data_in_sizes(conn, lba, blocks):
+    pdus = []
+    status, _ = conn.read(lba, blocks, pdus)
+    expect(status == 0, f'read status 0x{status:02x}')
+    return [len(p.data) for p in pdus]
+
+
+@case
+def case_ffp_text_keys(ctx):
+    """Text Requests in full feature phase: keys of the login only are
+    answered Reject, unknown and X- keys NotUnderstood, declarations
+    (MaxRecvDataSegmentLength, InitiatorAlias) not at all; SendTargets=
+    names this target; a new MaxRecvDataSegmentLength sizes the Data-In
+    PDUs from then on."""
+    conn = logged_in(ctx)
+    sizes = data_in_sizes(conn, 0, 128)
+    expect(max(sizes) == 8192, f'Data-In PDUs of {set(sizes)} bytes at first')
+    keys, _ = conn.text([('MaxRecvDataSegmentLength', '4096'),
+                         ('InitiatorAlias', 'raw-ffp'),
+                         ('HeaderDigest', 'None'), ('MaxBurstLength', '65536'),
+                         ('X-org.example.Ffp', '1'), ('FooKey', '1'),
+                         ('SendTargets', '')])
+    got = dict(keys)
+    want = {'HeaderDigest': 'Reject', 'MaxBurstLength': 'Reject',
+            'X-org.example.Ffp': 'NotUnderstood', 'FooKey': 'NotUnderstood'}
+    expect({k: got.get(k) for k in want} == want, f'answers {keys}')
+    expect(got.get('TargetName') == ctx.target, f'SendTargets= gave {keys}')
+    expect('TargetAddress' in got, f'SendTargets= gave no address: {keys}')
+    extra = set(got) - set(want) - {'TargetName', 'TargetAddress'}
+    expect(not extra, f'unexpected answers {extra}')
+    sizes = data_in_sizes(conn, 0, 128)
+    expect(max(sizes) == 4096 and len(sizes) == 16,
+           f'{len(sizes)} Data-In PDUs of {set(sizes)} bytes after 4096')
+    keys, _ = conn.text([('MaxRecvDataSegmentLength', '1048576')])
+    expect(not keys, f'a declaration answered: {keys}')
+    sizes = data_in_sizes(conn, 0, 128)
+    expect(max(sizes) == 8192,
+           f'Data-In PDUs of {set(sizes)} bytes: not the TPG\'s MaxXmitDataSegmentLength')
+    conn.nop()
+    conn.logout()
+    return 'Reject, NotUnderstood, SendTargets; Data-In 8192, 4096, 8192 bytes'
+
+
+@case
+def case_ffp_text_key_twice(ctx):
+    """A Text Request with a key twice: Reject 0x04, the session goes on
+    with the values it had."""
+    conn = logged_in(ctx)
+    text = encode_keys([('MaxRecvDataSegmentLength', '4096')] * 2)
+    hdr = conn.send_pdu(text_req(conn.next_itt(), conn.cmdsn, conn.expstatsn),
+                        text)
+    rej = conn.recv_expect(OP_REJECT)
+    expect(rej.reason == REASON_PROTOCOL_ERROR and rej.data[:48] == hdr,
+           f'{rej}, expected Reject 0x04 with the header')
+    sizes = data_in_sizes(conn, 0, 32)
+    expect(max(sizes) == 8192, f'Data-In PDUs of {set(sizes)} bytes')
+    conn.nop()
+    conn.logout()
+    return 'Reject 0x04, MaxRecvDataSegmentLength unchanged'
 
 
 def joined(ctx, lead, keys, cid):

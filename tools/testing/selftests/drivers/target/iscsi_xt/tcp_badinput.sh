@@ -6,9 +6,10 @@
 # Requests with bad opcodes, stage codes, versions, TSIH, ISID or text
 # (answered by a Login Response with the right status, then closed), a
 # login that reinstates a live session (same ISID: the old one closed), too
-# long login text in parts and in one PDU, ErrorRecoveryLevel=2 answered
-# 0, logins that stall (closed at
-# the login timeout) or break off; in full feature phase, unsupported
+# long login text in parts and in one PDU, a Login Response too long for
+# one PDU (sent in parts with C, each fetched), ErrorRecoveryLevel=2
+# answered 0, logins that stall (closed at the login timeout) or break
+# off; in full feature phase, unsupported
 # opcodes and malformed commands (Reject, the session going on), Data-Out
 # with a bad TTT, offset or DataSN, overlapping or repeated data with
 # DataPDUInOrder=No, unsolicited data beyond FirstBurstLength (Reject,
@@ -33,8 +34,11 @@
 # the other out; a third is refused (0x0206); one lost without Logout takes
 # the session down (ERL0); a login with a live CID replaces it; ABORT
 # TASK and LUN RESET on one of a write waiting for Data-Out on the other
-# answered at once, both connections going on. Then the
-# whole set again, five times, must leave
+# answered at once, both connections going on. Text Requests in full
+# feature phase: keys of the login only answered Reject, unknown ones
+# NotUnderstood, a new MaxRecvDataSegmentLength obeyed by the Data-In
+# PDUs that follow, a key twice rejected (0x04). Then the whole set
+# again, five times, must leave
 # no object of the module or the target core (counted by allocation site)
 # and no cache line behind, open-iscsi still logs in and reads the LUN,
 # and the module unloads.
@@ -70,7 +74,7 @@ cases_login=(login_logout login_nop_first login_vendor_first login_csg_ffp
 	login_key_no_nul login_key_not_utf8 login_value_not_utf8 login_key_twice
 	login_unknown_key_twice login_missing_initiator login_unknown_target
 	login_unknown_keys login_text_over_64k login_pdu_over_8k login_truncated
-	login_reinstate login_erl_capped)
+	login_reinstate login_rsp_continued login_erl_capped)
 cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
@@ -84,7 +88,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_cmdsn_reorder_writes ffp_cmdsn_reorder_imm ffp_cmdsn_reorder_unsol
 	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
 	ffp_abort_waiting_write ffp_ext_cdb ffp_residual mcs_cmdsn_across
-	mcs_limits mcs_reinstate_cid mcs_abort_across)
+	mcs_limits mcs_reinstate_cid mcs_abort_across ffp_text_keys
+	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
