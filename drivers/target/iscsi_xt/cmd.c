@@ -53,20 +53,16 @@ static void ixt_cmd_respond(struct ixt_conn *conn, itt_t itt, u8 status,
 	struct iscsi_scsi_rsp *rsp;
 	struct ixt_tx_pdu *pdu;
 
-	pdu = ixt_tx_pdu_alloc(sense_len ? sense_len + 2 : 0, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(conn);
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_SCSI_CMD_RSP, itt,
+				 sense_len ? sense_len + 2 : 0);
+	if (!pdu)
 		return;
-	}
 	if (sense_len) {
 		put_unaligned_be16(sense_len, pdu->data);
 		memcpy(pdu->data + 2, sense, sense_len);
 	}
 	rsp = (struct iscsi_scsi_rsp *)&pdu->hdr;
-	rsp->opcode = ISCSI_OP_SCSI_CMD_RSP;
-	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->cmd_status = status;
-	rsp->itt = itt;
 	ixt_conn_queue_resp(conn, pdu, true);
 }
 

@@ -64,6 +64,36 @@ struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp)
 }
 
 /**
+ * ixt_conn_pdu_alloc() - allocate a PDU a connection sends in full
+ *	feature phase
+ * @conn: the connection; closed when there is no memory, as it could not
+ *	answer any more.
+ * @opcode: the PDU's opcode.
+ * @itt: its Initiator Task Tag (%RESERVED_ITT for none).
+ * @dlength: length of its data segment; 0 for none.
+ *
+ * The BHS has its opcode, the F bit and @itt; the rest, and the data
+ * segment, is zeroed.
+ *
+ * Context: Process context.
+ * Return: the PDU, or %NULL when @conn is closing for lack of memory.
+ */
+struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
+				      itt_t itt, u32 dlength)
+{
+	struct ixt_tx_pdu *pdu = ixt_tx_pdu_alloc(dlength, GFP_KERNEL);
+
+	if (!pdu) {
+		ixt_conn_close(conn);
+		return NULL;
+	}
+	pdu->hdr.opcode = opcode;
+	pdu->hdr.flags = ISCSI_FLAG_CMD_FINAL;
+	pdu->hdr.itt = itt;
+	return pdu;
+}
+
+/**
  * ixt_tx_pdu_free() - free a PDU and its data segment
  * @pdu: the PDU, off any queue. The response embedded in a command is
  *	not freed: the command learns that it is gone.
@@ -146,17 +176,13 @@ static void ixt_conn_send_reject_close(struct ixt_conn *conn,
 
 	pr_warn_ratelimited("%pISpc: rejecting opcode 0x%02x, reason 0x%02x\n",
 			    &conn->peer, hdr->opcode, reason);
-	pdu = ixt_tx_pdu_alloc(ISCSI_HDR_LEN, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(conn);
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_REJECT, RESERVED_ITT,
+				 ISCSI_HDR_LEN);
+	if (!pdu)
 		return;
-	}
 	memcpy(pdu->data, hdr, ISCSI_HDR_LEN);
 	rej = (struct iscsi_reject *)&pdu->hdr;
-	rej->opcode = ISCSI_OP_REJECT;
-	rej->flags = ISCSI_FLAG_CMD_FINAL;
 	rej->reason = reason;
-	rej->ffffffff = cpu_to_be32(0xffffffff);
 	pdu->close = close;
 	ixt_conn_queue_resp(conn, pdu, true);
 }

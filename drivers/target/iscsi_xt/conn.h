@@ -284,6 +284,8 @@ int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
+struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
+				      itt_t itt, u32 dlength);
 void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,

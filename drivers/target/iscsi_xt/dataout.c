@@ -207,16 +207,11 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 	struct ixt_tx_pdu *pdu;
 
 	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
-		pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-		if (!pdu) {
-			ixt_conn_close(conn);
+		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->itt, 0);
+		if (!pdu)
 			return;
-		}
 		hdr = (struct iscsi_r2t_rsp *)&pdu->hdr;
-		hdr->opcode = ISCSI_OP_R2T;
-		hdr->flags = ISCSI_FLAG_CMD_FINAL;
 		int_to_scsilun(cmd->se_cmd.orig_fe_lun, &hdr->lun);
-		hdr->itt = cmd->itt;
 		hdr->ttt = cpu_to_be32(r2t.ttt);
 		hdr->r2tsn = cpu_to_be32(cmd->r2t_sn++);
 		hdr->data_offset = cpu_to_be32(r2t.offset);

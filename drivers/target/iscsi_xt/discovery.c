@@ -191,22 +191,17 @@ static void ixt_text_send_part(struct ixt_conn *conn,
 	len = ixt_text_chunk(&conn->text_rsp,
 			     READ_ONCE(conn->params.max_xmit_dlength), &chunk,
 			     &more);
-	pdu = ixt_tx_pdu_alloc(len, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(conn);
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_TEXT_RSP, req->itt, len);
+	if (!pdu)
 		return;
-	}
 	memcpy(pdu->data, chunk, len);
 	rsp = (struct iscsi_text_rsp *)&pdu->hdr;
-	rsp->opcode = ISCSI_OP_TEXT_RSP;
-	rsp->itt = req->itt;
 	if (more || ack) {
 		/* The initiator goes on quoting this tag. */
 		conn->text_ttt = conn->text_ttt + 1 ?: 1;
 		rsp->flags = more ? ISCSI_FLAG_TEXT_CONTINUE : 0;
 		rsp->ttt = cpu_to_be32(conn->text_ttt);
 	} else {
-		rsp->flags = ISCSI_FLAG_CMD_FINAL;
 		rsp->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
 	}
 	ixt_conn_queue_resp(conn, pdu, true);

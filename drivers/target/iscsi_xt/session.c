@@ -432,15 +432,10 @@ static void ixt_conn_request_logout(struct ixt_conn *conn)
 	lockdep_assert_held(&ixt_sess_mutex);
 	if (READ_ONCE(conn->state) != IXT_CONN_FULL_FEATURE)
 		return;
-	pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(conn);
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_ASYNC_EVENT, RESERVED_ITT, 0);
+	if (!pdu)
 		return;
-	}
 	hdr = (struct iscsi_async *)&pdu->hdr;
-	hdr->opcode = ISCSI_OP_ASYNC_EVENT;
-	hdr->flags = ISCSI_FLAG_CMD_FINAL;
-	memset(hdr->rsvd4, 0xff, sizeof(itt_t));	/* ITT: reserved */
 	hdr->async_event = ISCSI_ASYNC_MSG_REQUEST_LOGOUT;
 	hdr->param3 = cpu_to_be16(IXT_LOGOUT_REQUEST_SECS);
 	ixt_conn_queue_resp(conn, pdu, true);
@@ -797,15 +792,10 @@ static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct iscsi_logout_rsp *rsp;
 	struct ixt_tx_pdu *tx;
 
-	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-	if (!tx) {
-		ixt_conn_close(conn);
+	tx = ixt_conn_pdu_alloc(conn, ISCSI_OP_LOGOUT_RSP, req->itt, 0);
+	if (!tx)
 		return;
-	}
 	rsp = (struct iscsi_logout_rsp *)&tx->hdr;
-	rsp->opcode = ISCSI_OP_LOGOUT_RSP;
-	rsp->flags = ISCSI_FLAG_CMD_FINAL;
-	rsp->itt = req->itt;
 	if (reason == ISCSI_LOGOUT_REASON_RECOVERY) {
 		rsp->response = ISCSI_LOGOUT_RECOVERY_UNSUPPORTED;
 	} else if (reason == ISCSI_LOGOUT_REASON_CLOSE_CONNECTION &&
@@ -836,18 +826,13 @@ static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	/* A NOP-Out with the reserved ITT wants no answer. */
 	if (req->itt == RESERVED_ITT)
 		return;
-	tx = ixt_tx_pdu_alloc(pdu->dlength, GFP_KERNEL);
-	if (!tx) {
-		ixt_conn_close(conn);
+	tx = ixt_conn_pdu_alloc(conn, ISCSI_OP_NOOP_IN, req->itt, pdu->dlength);
+	if (!tx)
 		return;
-	}
 	if (pdu->dlength)
 		memcpy(tx->data, pdu->data, pdu->dlength);
 	rsp = (struct iscsi_nopin *)&tx->hdr;
-	rsp->opcode = ISCSI_OP_NOOP_IN;
-	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->lun = req->lun;
-	rsp->itt = req->itt;
 	rsp->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
 	ixt_conn_queue_resp(conn, tx, true);
 }

@@ -59,16 +59,11 @@ static void ixt_tmf_respond(struct ixt_conn *conn, itt_t itt, u8 response)
 	struct iscsi_tm_rsp *rsp;
 	struct ixt_tx_pdu *tx;
 
-	tx = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-	if (!tx) {
-		ixt_conn_close(conn);
+	tx = ixt_conn_pdu_alloc(conn, ISCSI_OP_SCSI_TMFUNC_RSP, itt, 0);
+	if (!tx)
 		return;
-	}
 	rsp = (struct iscsi_tm_rsp *)&tx->hdr;
-	rsp->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
-	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->response = response;
-	rsp->itt = itt;
 	ixt_conn_queue_resp(conn, tx, true);
 }
 

@@ -35,18 +35,13 @@ static void ixt_watchdog_ping(struct ixt_conn *conn)
 	struct iscsi_nopin *hdr;
 	struct ixt_tx_pdu *pdu;
 
-	pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-	if (!pdu) {
-		ixt_conn_close(conn);
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_NOOP_IN, RESERVED_ITT, 0);
+	if (!pdu)
 		return;
-	}
 	do {
 		conn->nopin_ttt++;
 	} while (!conn->nopin_ttt || conn->nopin_ttt == ISCSI_RESERVED_TAG);
 	hdr = (struct iscsi_nopin *)&pdu->hdr;
-	hdr->opcode = ISCSI_OP_NOOP_IN;
-	hdr->flags = ISCSI_FLAG_CMD_FINAL;
-	hdr->itt = RESERVED_ITT;
 	hdr->ttt = cpu_to_be32(conn->nopin_ttt);
 	ixt_conn_queue_resp(conn, pdu, false);
 }
