@@ -323,8 +323,6 @@ struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,
 int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn);
 void ixt_sess_each_conn(struct ixt_sess *sess,
 			void (*fn)(struct ixt_conn *conn, void *arg), void *arg);
-int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
 void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
@@ -333,6 +331,10 @@ void ixt_sess_debugfs_init(void);
 void ixt_tpg_logout_sessions(struct ixt_tpg *tpg);
 void ixt_close_session(struct se_session *se_sess);
 ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
+
+/* ffp.c */
+int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
 /* cmd.c */
 int ixt_cmd_module_init(void);
