@@ -292,6 +292,16 @@ int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn)
 	return 0;
 }
 
+/* Closes every connection of a session. */
+static void ixt_sess_close(struct ixt_sess *sess)
+{
+	struct ixt_conn *conn;
+
+	lockdep_assert_held(&ixt_sess_mutex);
+	list_for_each_entry(conn, &sess->conns, sess_entry)
+		ixt_conn_close(conn);
+}
+
 /*
  * The last connection of a session went: the requests still held are
  * dropped, the writes of the connection waiting for Data-Out ended, the
@@ -338,7 +348,6 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 void ixt_sess_conn_gone(struct ixt_conn *conn)
 {
 	struct ixt_sess *sess = conn->sess;
-	struct ixt_conn *other;
 	bool last, fail;
 
 	if (!sess)
@@ -355,8 +364,7 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	if (last)
 		list_del_init(&sess->entry);
 	else if (fail)
-		list_for_each_entry(other, &sess->conns, sess_entry)
-			ixt_conn_close(other);
+		ixt_sess_close(sess);
 	mutex_unlock(&ixt_sess_mutex);
 	wake_up_all(&ixt_sess_wq);
 
@@ -370,16 +378,6 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	ixt_conn_wait_cmds(conn);
 	conn->sess = NULL;
 	ixt_sess_put(sess);
-}
-
-/* Closes every connection of a session. */
-static void ixt_sess_close(struct ixt_sess *sess)
-{
-	struct ixt_conn *conn;
-
-	lockdep_assert_held(&ixt_sess_mutex);
-	list_for_each_entry(conn, &sess->conns, sess_entry)
-		ixt_conn_close(conn);
 }
 
 /**
