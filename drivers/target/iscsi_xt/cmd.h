@@ -144,6 +144,5 @@ void ixt_dataout_start(struct ixt_cmd *cmd);
 void ixt_dataout_settle(struct ixt_cmd *cmd);
 void ixt_dataout_end(struct ixt_cmd *cmd);
 void ixt_dataout_send_r2ts(struct ixt_cmd *cmd);
-struct ixt_cmd *ixt_dataout_find(struct ixt_conn *conn, itt_t itt);
 
 #endif /* _ISCSI_XT_CMD_H */

@@ -173,24 +173,6 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 }
 
 /**
- * ixt_dataout_find() - the write in its data phase with an ITT
- * @conn: the connection.
- * @itt: the Initiator Task Tag.
- *
- * Context: Process context (the connection's receive path).
- * Return: the write, or %NULL.
- */
-struct ixt_cmd *ixt_dataout_find(struct ixt_conn *conn, itt_t itt)
-{
-	u32 i;
-
-	for (i = 0; i < conn->nr_slots; i++)
-		if (conn->slots[i] && conn->slots[i]->itt == itt)
-			return conn->slots[i];
-	return NULL;
-}
-
-/**
  * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
  * @cmd: a write the target core waits for.
  *

@@ -90,18 +90,15 @@ static void ixt_tmf_abort_conn_writes(struct ixt_conn *conn, void *arg)
 	struct ixt_cmd *cmd;
 	u32 i;
 
-	if (scope->type == TMR_ABORT_TASK) {
-		cmd = ixt_dataout_find(conn, scope->rtt);
-		if (cmd && cmd->se_cmd.orig_fe_lun == scope->lun &&
-		    test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
-			ixt_cmd_abort_write(cmd);
-		return;
-	}
 	for (i = 0; i < conn->nr_slots; i++) {
 		cmd = conn->slots[i];
-		if (cmd && cmd->se_cmd.orig_fe_lun == scope->lun &&
-		    test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
-			ixt_cmd_abort_write(cmd);
+		if (!cmd || cmd->se_cmd.orig_fe_lun != scope->lun ||
+		    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
+			continue;
+		/* ABORT TASK names one task; ITTs are the session's. */
+		if (scope->type == TMR_ABORT_TASK && cmd->itt != scope->rtt)
+			continue;
+		ixt_cmd_abort_write(cmd);
 	}
 }
 
