@@ -481,8 +481,8 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct ixt_cmd *cmd = pdu->cmd;
 
-	if (conn->rx_cmd == cmd)
-		conn->rx_cmd = NULL;
+	/* The command now belongs to the CmdSN queue, or to its delivery. */
+	conn->rx_cmd = NULL;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		ixt_cmd_drop(conn, cmd);

@@ -148,8 +148,6 @@ void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		ixt_conn_close(conn);
 		return;
 	}
-	/* The command now belongs to the queue, or to its delivery. */
-	conn->rx_cmd = NULL;
 	if (sn != ixt_snq_expected(&sess->cmdsn_q)) {
 		if (!ixt_cmdsn_hold(conn, pdu, sn))
 			ixt_cmdsn_drop(conn, pdu);
