@@ -494,6 +494,40 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	return true;
 }
 
+/*
+ * The lines a command hands the target core with target_submit_prep():
+ * those of a write. A read's go in after the CDB is parsed, by
+ * ixt_cmd_attach_read().
+ */
+static struct scatterlist *ixt_cmd_prep_sgl(struct ixt_cmd *cmd)
+{
+	if (!cmd->nr_lines || cmd->se_cmd.data_direction != DMA_TO_DEVICE)
+		return NULL;
+	return cmd->sgl;
+}
+
+/*
+ * A read's lines become its data buffer once the target core has parsed
+ * the CDB, as transport_generic_map_mem_to_cmd() would do for an SGL
+ * given to target_submit_prep(), but for a residual overflow too (RFC
+ * 7143 11.4.5.1): the CDB asks for more than the Expected Data Transfer
+ * Length. The core then keeps data_length at the expected length, sets
+ * SCF_OVERFLOW_BIT and the residual; the lines hold exactly that length,
+ * so the initiator gets the first bytes, the O bit and the residual
+ * count. transport_generic_map_mem_to_cmd() refuses every overflow,
+ * because a fabric SGL cannot grow: a read never needs it to.
+ */
+static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
+{
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+
+	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE)
+		return;
+	se_cmd->t_data_sg = cmd->sgl;
+	se_cmd->t_data_nents = cmd->sg_nents;
+	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
+}
+
 /**
  * ixt_cmd_rx() - submit a SCSI command to the target core
  * @conn: the connection, in full feature phase of a normal session.
@@ -506,6 +540,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
 	struct ixt_cmd *cmd = pdu->cmd;
+	struct scatterlist *sgl;
 	int dir = DMA_NONE;
 	bool data_phase;
 
@@ -536,10 +571,13 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (dir != DMA_TO_DEVICE)
 		cmd->exec_ns = ktime_get_ns();
 	/* On failure the core answers through ixt_queue_status(). */
+	sgl = ixt_cmd_prep_sgl(cmd);
 	if (!target_submit_prep(&cmd->se_cmd, cmd->cdb ?: req->cdb,
-				cmd->nr_lines ? cmd->sgl : NULL, cmd->sg_nents,
-				NULL, 0, NULL, 0, GFP_KERNEL))
+				sgl, sgl ? cmd->sg_nents : 0,
+				NULL, 0, NULL, 0, GFP_KERNEL)) {
+		ixt_cmd_attach_read(cmd);
 		target_submit(&cmd->se_cmd);
+	}
 	if (data_phase) {
 		ixt_dataout_settle(cmd);
 		ixt_cmd_put(cmd);
