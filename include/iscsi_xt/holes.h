@@ -182,6 +182,7 @@ int ixt_snq_init(struct ixt_snq *q, struct ixt_snq_node **slot,
 int ixt_snq_set_max(struct ixt_snq *q, u32 max);
 int ixt_snq_insert(struct ixt_snq *q, struct ixt_snq_node *node, u32 sn,
 		   unsigned int kind, struct ixt_snq_batch *batch);
+struct ixt_snq_node *ixt_snq_find(const struct ixt_snq *q, u32 sn);
 struct ixt_snq_node *ixt_snq_pop(struct ixt_snq *q);
 struct ixt_snq_node *ixt_snq_flush(struct ixt_snq *q);
 bool ixt_snq_hole_first(const struct ixt_snq *q, struct ixt_snq_hole *hole);

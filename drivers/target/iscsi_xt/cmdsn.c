@@ -13,11 +13,19 @@
  * that connection, by whichever receive path closes its hole; held
  * requests of a connection that is closing are dropped instead.
  * sess->exp_cmd_sn mirrors ExpCmdSN for the responses built elsewhere.
+ *
+ * A task management function reaches requests that are not delivered
+ * yet (RFC 7143 11.5.1): a held task it aborts stays in the queue, its
+ * CmdSN received, and is dropped instead of delivered when its turn
+ * comes (its unsolicited Data-Out may still be arriving into it); the
+ * CmdSN of an aborted task that never came is taken by an empty entry.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
 #include <iscsi_xt/holes.h>
 
 #include "cmd.h"
@@ -37,12 +45,17 @@ enum {
  *	cmdsn_held).
  * @pdu: a copy of the PDU; @pdu.data points at @data, @pdu.cmd is the
  *	command of a SCSI Command.
+ * @aborted: a task management function aborted it: dropped at its turn.
  * @data: the data segment of a request other than a SCSI Command.
+ *
+ * An entry with a %NULL @conn holds nothing: it takes the CmdSN of a task
+ * aborted before it came.
  */
 struct ixt_cmdsn_held {
 	struct ixt_snq_node node;
 	struct ixt_conn *conn;
 	struct ixt_rx_pdu pdu;
+	bool aborted;
 	u8 data[];
 };
 
@@ -52,15 +65,18 @@ static u32 ixt_cmdsn_of(const struct iscsi_hdr *hdr)
 	return be32_to_cpu(((const struct iscsi_nopout *)hdr)->cmdsn);
 }
 
-static int ixt_cmdsn_setup(struct ixt_sess *sess)
+/* The session's queue, set up at its first use; false without memory. */
+static bool ixt_cmdsn_setup(struct ixt_sess *sess)
 {
 	u32 n = sess->cmdsn_depth;
 	int ret;
 
+	if (sess->cmdsn_slots)
+		return true;
 	sess->cmdsn_slots = kcalloc(n, sizeof(*sess->cmdsn_slots),
 				    GFP_KERNEL);
 	if (!sess->cmdsn_slots)
-		return -ENOMEM;
+		return false;
 	ret = ixt_snq_init(&sess->cmdsn_q, sess->cmdsn_slots, n,
 			   sess->exp_cmd_sn);
 	if (!ret)
@@ -69,7 +85,7 @@ static int ixt_cmdsn_setup(struct ixt_sess *sess)
 		kfree(sess->cmdsn_slots);
 		sess->cmdsn_slots = NULL;
 	}
-	return ret;
+	return !ret;
 }
 
 /* Gives back what a request held or refused owns. */
@@ -93,6 +109,7 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	if (!h)
 		return false;
 	h->conn = conn;
+	h->aborted = false;
 	h->pdu = *pdu;
 	h->pdu.data = len ? h->data : NULL;
 	memcpy(h->data, pdu->data, len);
@@ -110,17 +127,39 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	return true;
 }
 
-/* A held request's turn has come, or the session is going. */
-static void ixt_cmdsn_unhold(struct ixt_cmdsn_held *h,
-			     void (*deliver)(struct ixt_conn *conn,
-					     struct ixt_rx_pdu *pdu))
+/* A held request's turn has come (@deliver), or the session is going. */
+static void ixt_cmdsn_unhold(struct ixt_cmdsn_held *h, bool deliver)
 {
-	h->conn->cmdsn_held--;
-	if (deliver && !ixt_conn_closing(h->conn))
-		deliver(h->conn, &h->pdu);
-	else
-		ixt_cmdsn_drop(h->conn, &h->pdu);
+	if (h->conn) {
+		h->conn->cmdsn_held--;
+		if (deliver && !h->aborted && !ixt_conn_closing(h->conn))
+			ixt_sess_deliver(h->conn, &h->pdu);
+		else
+			ixt_cmdsn_drop(h->conn, &h->pdu);
+	}
 	kfree(h);
+}
+
+/*
+ * ExpCmdSN moved: everything ready is handed on in order. @here is the
+ * node of @pdu, received on @conn, that closed the hole, if any.
+ */
+static void ixt_cmdsn_release(struct ixt_sess *sess, struct ixt_snq_node *here,
+			      struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	struct ixt_snq_node *node;
+
+	ixt_snq_set_max(&sess->cmdsn_q, ixt_snq_expected(&sess->cmdsn_q) +
+			sess->cmdsn_depth - 1);
+	WRITE_ONCE(sess->exp_cmd_sn, ixt_snq_expected(&sess->cmdsn_q));
+	while ((node = ixt_snq_pop(&sess->cmdsn_q))) {
+		if (node == here)
+			ixt_sess_deliver(conn, pdu);
+		else
+			ixt_cmdsn_unhold(container_of(node,
+						      struct ixt_cmdsn_held,
+						      node), true);
+	}
 }
 
 /**
@@ -128,22 +167,22 @@ static void ixt_cmdsn_unhold(struct ixt_cmdsn_held *h,
  * @conn: the connection, in full feature phase.
  * @pdu: the request, its CmdSN in the window (ixt_sess_rx_hdr() saw to
  *	it); a SCSI Command set up by ixt_cmd_rx_hdr().
- * @deliver: what handles a request once its turn has come.
+ *
+ * A request whose turn has come goes to ixt_sess_deliver(), and so do
+ * those held behind it.
  *
  * Context: Process context (the connection's receive path), under the
  * session's rx_lock.
  */
-void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
-		  void (*deliver)(struct ixt_conn *conn,
-				  struct ixt_rx_pdu *pdu))
+void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct ixt_sess *sess = conn->sess;
 	u32 sn = ixt_cmdsn_of(&pdu->hdr);
-	struct ixt_snq_node here, *node;
 	struct ixt_snq_batch batch;
+	struct ixt_snq_node here;
 
 	lockdep_assert_held(&sess->rx_lock);
-	if (!sess->cmdsn_slots && ixt_cmdsn_setup(sess)) {
+	if (!ixt_cmdsn_setup(sess)) {
 		ixt_cmdsn_drop(conn, pdu);
 		ixt_conn_close(conn);
 		return;
@@ -160,17 +199,106 @@ void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		ixt_conn_close(conn);
 		return;
 	}
-	ixt_snq_set_max(&sess->cmdsn_q, ixt_snq_expected(&sess->cmdsn_q) +
-			sess->cmdsn_depth - 1);
-	WRITE_ONCE(sess->exp_cmd_sn, ixt_snq_expected(&sess->cmdsn_q));
-	while ((node = ixt_snq_pop(&sess->cmdsn_q))) {
-		if (node == &here)
-			deliver(conn, pdu);
-		else
-			ixt_cmdsn_unhold(container_of(node,
-						      struct ixt_cmdsn_held,
-						      node), deliver);
+	ixt_cmdsn_release(sess, &here, conn, pdu);
+}
+
+/* The LUN a held SCSI Command is for. */
+static u64 ixt_cmdsn_held_lun(struct ixt_cmdsn_held *h)
+{
+	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&h->pdu.hdr;
+
+	return scsilun_to_int(&req->lun);
+}
+
+/*
+ * ABORT TASK of a task not delivered yet (RFC 7143 11.5.1): @scope's
+ * RefCmdSN lies in the window, at or after ExpCmdSN and before the
+ * function. If that CmdSN is held, the task is aborted there, provided
+ * it is the task the function names; if it never came, its CmdSN now
+ * counts as received (rule a), and a copy arriving late is dropped as a
+ * duplicate or as outside the window. Either way the function is done.
+ */
+static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
+				 const struct ixt_tmf_scope *scope)
+{
+	struct ixt_sess *sess = conn->sess;
+	u32 sn = scope->ref_cmd_sn;
+	struct ixt_snq_batch batch;
+	struct ixt_snq_node *node;
+	struct ixt_cmdsn_held *h;
+	int ret;
+
+	node = ixt_snq_find(&sess->cmdsn_q, sn);
+	if (node) {
+		h = container_of(node, struct ixt_cmdsn_held, node);
+		if (!h->conn || !h->pdu.cmd || h->pdu.cmd->itt != scope->rtt ||
+		    ixt_cmdsn_held_lun(h) != scope->lun)
+			return false;
+		h->aborted = true;
+		return true;
 	}
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return false;
+	ret = ixt_snq_insert(&sess->cmdsn_q, &h->node, sn, IXT_CMDSN_OTHER,
+			     &batch);
+	if (ret < 0) {
+		/* Outside the window: "task does not exist" (rule b). */
+		kfree(h);
+		return false;
+	}
+	pr_info_ratelimited("%s: CmdSN 0x%08x of aborted ITT 0x%08x never came: taken as received\n",
+			    sess->initiator, sn, ixt_itt(scope->rtt));
+	if (ret > 0)
+		ixt_cmdsn_release(sess, NULL, NULL, NULL);
+	return true;
+}
+
+/**
+ * ixt_cmdsn_tmf() - a task management function on requests held back
+ * @conn: the connection of the function, in full feature phase.
+ * @scope: what the function aborts.
+ *
+ * Only a function sent as immediate can find anything: its CmdSN is
+ * after those still missing and held, which it affects (RFC 7143
+ * 11.5.1). LOGICAL UNIT RESET aborts the SCSI Commands for its LUN held
+ * before its CmdSN; ABORT TASK is done here when its RefCmdSN names a
+ * task held, or never received, in the window (see
+ * ixt_cmdsn_abort_task()).
+ *
+ * Context: Process context (the connection's receive path), under the
+ * session's rx_lock.
+ * Return: true when ABORT TASK is done here and is answered "Function
+ * complete"; false when the target core is to carry out the function.
+ */
+bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope)
+{
+	struct ixt_sess *sess = conn->sess;
+	struct ixt_snq_node *node;
+	struct ixt_cmdsn_held *h;
+	u32 exp, sn, n;
+
+	lockdep_assert_held(&sess->rx_lock);
+	if (!ixt_cmdsn_setup(sess))
+		return false;
+	exp = ixt_snq_expected(&sess->cmdsn_q);
+	if (scope->type == TMR_ABORT_TASK)
+		return !ixt_sn_lt(scope->ref_cmd_sn, exp) &&
+		       ixt_sn_lt(scope->ref_cmd_sn, scope->cmd_sn) &&
+		       ixt_cmdsn_abort_task(conn, scope);
+	if (!ixt_snq_held(&sess->cmdsn_q))
+		return false;
+	/* The held part of the queue is at most the window. */
+	for (sn = exp, n = 0; ixt_sn_lt(sn, scope->cmd_sn) &&
+	     n < sess->cmdsn_depth; sn++, n++) {
+		node = ixt_snq_find(&sess->cmdsn_q, sn);
+		if (!node)
+			continue;
+		h = container_of(node, struct ixt_cmdsn_held, node);
+		if (h->conn && h->pdu.cmd && ixt_cmdsn_held_lun(h) == scope->lun)
+			h->aborted = true;
+	}
+	return false;
 }
 
 /**
@@ -189,7 +317,7 @@ void ixt_cmdsn_sess_gone(struct ixt_sess *sess)
 		return;
 	while ((node = ixt_snq_flush(&sess->cmdsn_q)))
 		ixt_cmdsn_unhold(container_of(node, struct ixt_cmdsn_held,
-					      node), NULL);
+					      node), false);
 	kfree(sess->cmdsn_slots);
 	sess->cmdsn_slots = NULL;
 }

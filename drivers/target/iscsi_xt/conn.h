@@ -335,6 +335,7 @@ ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
 /* ffp.c */
 int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
 /* cmd.c */
 int ixt_cmd_module_init(void);
@@ -355,10 +356,30 @@ void ixt_aborted_task(struct se_cmd *se_cmd);
 int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
+/**
+ * struct ixt_tmf_scope - what a task management function aborts
+ * @lun: the LUN it names.
+ * @type: the target core's function, TMR_*: ABORT TASK or LOGICAL UNIT
+ *	RESET, the ones it carries out.
+ * @rtt: for ABORT TASK, the Referenced Task Tag.
+ * @ref_cmd_sn: for ABORT TASK, RefCmdSN: the CmdSN of the task.
+ * @cmd_sn: the function's own CmdSN; it affects the tasks before it.
+ *
+ * Built by tmf.c for the parts of the function the fabric carries out:
+ * requests still in the CmdSN queue (cmdsn.c), writes waiting for
+ * Data-Out.
+ */
+struct ixt_tmf_scope {
+	u64 lun;
+	u8 type;
+	itt_t rtt;
+	u32 ref_cmd_sn;
+	u32 cmd_sn;
+};
+
 /* cmdsn.c */
-void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
-		  void (*deliver)(struct ixt_conn *conn,
-				  struct ixt_rx_pdu *pdu));
+void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope);
 void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */

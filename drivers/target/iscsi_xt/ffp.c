@@ -160,8 +160,16 @@ static void ixt_sess_nop_out(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	ixt_conn_queue_resp(conn, tx, true);
 }
 
-/* Handles a request whose turn has come. */
-static void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+/**
+ * ixt_sess_deliver() - handle a request whose turn has come
+ * @conn: the connection it came on, in full feature phase.
+ * @pdu: the request, whole: an immediate one or Data-Out at once, any
+ *	other in CmdSN order (ixt_cmdsn_rx()).
+ *
+ * Context: Process context (the receive path of a connection of the
+ * session), under the session's rx_lock.
+ */
+void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	switch (ixt_pdu_opcode(&pdu->hdr)) {
 	case ISCSI_OP_TEXT:
@@ -213,5 +221,5 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	    ixt_pdu_is_immediate(&pdu->hdr))
 		ixt_sess_deliver(conn, pdu);
 	else
-		ixt_cmdsn_rx(conn, pdu, ixt_sess_deliver);
+		ixt_cmdsn_rx(conn, pdu);
 }

@@ -239,6 +239,23 @@ int ixt_snq_insert(struct ixt_snq *q, struct ixt_snq_node *node, u32 sn,
 }
 
 /**
+ * ixt_snq_find() - the node held with a number
+ * @q: the queue.
+ * @sn: the number.
+ *
+ * Finds a request held behind a hole, e.g. the task an ABORT TASK names
+ * by its RefCmdSN. The node stays in the queue.
+ *
+ * Context: Any context; under the queue's lock. O(1).
+ * Return: the node held with @sn, or %NULL if @sn is not held: missing,
+ * ready or popped, or out of the ring.
+ */
+struct ixt_snq_node *ixt_snq_find(const struct ixt_snq *q, u32 sn)
+{
+	return ixt_snq_held_at(q, sn);
+}
+
+/**
  * ixt_snq_pop() - take the next ready node
  * @q: the queue.
  *

@@ -67,18 +67,6 @@ static void ixt_tmf_respond(struct ixt_conn *conn, itt_t itt, u8 response)
 	ixt_conn_queue_resp(conn, tx, true);
 }
 
-/**
- * struct ixt_tmf_scope - the writes a task management function aborts
- * @lun: the LUN it names.
- * @type: the target core's function, TMR_*.
- * @rtt: for ABORT TASK, the Referenced Task Tag.
- */
-struct ixt_tmf_scope {
-	u64 lun;
-	u8 type;
-	itt_t rtt;
-};
-
 /*
  * The writes of one connection of the session that wait for Data-Out and
  * that the function aborts: the target core would wait for their data
@@ -103,22 +91,30 @@ static void ixt_tmf_abort_conn_writes(struct ixt_conn *conn, void *arg)
 }
 
 /*
- * With several connections (MC/S), the task may be on another one than
- * the function: all the session's connections are looked at.
+ * What the fabric aborts itself, for the functions the target core
+ * carries out (it answers the others "not supported"): requests held
+ * behind a CmdSN hole, and writes waiting for Data-Out. With several
+ * connections (MC/S), the task may be on another one than the function:
+ * all the session's connections are looked at. Returns true when ABORT
+ * TASK is done here.
  */
-static void ixt_tmf_abort_writes(struct ixt_conn *conn, struct iscsi_tm *req,
-				 u8 type)
+static bool ixt_tmf_abort_held(struct ixt_conn *conn, struct iscsi_tm *req,
+			       u8 type)
 {
 	struct ixt_tmf_scope scope = {
 		.lun = scsilun_to_int(&req->lun),
 		.type = type,
 		.rtt = req->rtt,
+		.ref_cmd_sn = be32_to_cpu(req->refcmdsn),
+		.cmd_sn = be32_to_cpu(req->cmdsn),
 	};
 
-	if (type != TMR_ABORT_TASK && type != TMR_ABORT_TASK_SET &&
-	    type != TMR_CLEAR_TASK_SET && type != TMR_LUN_RESET)
-		return;
+	if (type != TMR_ABORT_TASK && type != TMR_LUN_RESET)
+		return false;
+	if (ixt_cmdsn_tmf(conn, &scope))
+		return true;
 	ixt_sess_each_conn(conn->sess, ixt_tmf_abort_conn_writes, &scope);
+	return false;
 }
 
 /**
@@ -128,7 +124,11 @@ static void ixt_tmf_abort_writes(struct ixt_conn *conn, struct iscsi_tm *req,
  *
  * ABORT TASK, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET, LOGICAL UNIT
  * RESET and TARGET WARM/COLD RESET go to the target core, which answers
- * through ixt_queue_tm_rsp(); aborted commands get no response. TASK
+ * through ixt_queue_tm_rsp(); aborted commands get no response. The core
+ * carries out ABORT TASK and LOGICAL UNIT RESET only, and answers the
+ * others "not supported" or "rejected". Tasks it has not got yet, held
+ * behind a CmdSN hole or never received, are aborted here first
+ * (ixt_cmdsn_tmf()); an ABORT TASK of such a task is answered here. TASK
  * REASSIGN needs ErrorRecoveryLevel 2: "allegiance reassignment not
  * supported".
  *
@@ -154,12 +154,15 @@ void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			    scsilun_to_int(&req->lun),
 			    ixt_itt(req->rtt));
 
+	if (ixt_tmf_abort_held(conn, req, type)) {
+		ixt_tmf_respond(conn, req->itt, ISCSI_TMF_RSP_COMPLETE);
+		return;
+	}
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd) {
 		ixt_conn_close(conn);
 		return;
 	}
-	ixt_tmf_abort_writes(conn, req, type);
 	if (target_submit_tmr(&cmd->se_cmd, conn->sess->se_sess, cmd->sense,
 			      scsilun_to_int(&req->lun),
 			      NULL, type, GFP_KERNEL, ixt_itt(req->rtt),

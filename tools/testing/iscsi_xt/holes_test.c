@@ -677,6 +677,22 @@ static bool same_state(const struct ixt_snq *q, const struct snq_model *m)
 	       EXPECT_EQ(q->stats.full, m->stats.full);
 }
 
+/* ixt_snq_find() of numbers around the window finds the held ones. */
+static bool same_find(const struct ixt_snq *q, const struct snq_model *m)
+{
+	unsigned int n;
+
+	for (n = 0; n < 4; n++) {
+		u32 sn = m->expected - 2 + rng_below(m->nr_slots + 4);
+		int i = model_find(m, sn);
+		struct item *want = i >= 0 ? m->held_item[i] : NULL;
+
+		if (!EXPECT_TRUE(to_item(ixt_snq_find(q, sn)) == want))
+			return false;
+	}
+	return true;
+}
+
 static struct item *model_pop(struct snq_model *m)
 {
 	struct item *it;
@@ -812,6 +828,7 @@ static void run_snq_random(u64 seed, u32 start, u32 nr_slots, bool window,
 			ASSERT_TRUE(flush_all(&q, &m));
 		}
 		ASSERT_TRUE(same_state(&q, &m));
+		ASSERT_TRUE(same_find(&q, &m));
 		if (op % 8 == 0 || ixt_snq_held(&q) < 8)
 			ASSERT_TRUE(same_holes(&q, &m));
 	}

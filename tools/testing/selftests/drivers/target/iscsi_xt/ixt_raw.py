@@ -94,7 +94,8 @@ def logged_in(ctx, keys=None, **want):
 
 
 def good(rsp, what='the write'):
-    expect(rsp.response == 0 and rsp.scsi_status == 0, f'{what}: {rsp}')
+    expect(rsp.response == 0 and rsp.scsi_status == 0,
+           f'{what}: {rsp}, sense {rsp.sense.hex()}')
 
 
 def read_back(conn, lba, data, what='the data read'):
@@ -689,6 +690,130 @@ def case_ffp_abort_waiting_write(ctx):
     conn.nop()
     conn.logout()
     return 'Function complete, no response for the task'
+
+
+def abort_held(ctx, keys, want, function):
+    """A WRITE(10) with CmdSN n+1 sent before n is held; an immediate
+    @function (ABORT TASK naming it, or LOGICAL UNIT RESET) is answered
+    Function complete at once, ExpCmdSN still n; a NOP-Out with CmdSN n
+    then closes the hole: its NOP-In is the next PDU, ExpCmdSN n+2, and
+    the write never gets an R2T or a response. After the reset, TEST UNIT
+    READY finds its unit attention (ASC 0x29)."""
+    conn = logged_in(ctx, keys, **want)
+    n = conn.cmdsn
+    n1, n2 = (n + 1) & 0xffffffff, (n + 2) & 0xffffffff
+    if keys:
+        itt = conn.send_write(BAD_LBA, os.urandom(BAD_BLOCKS * BLOCK), 4096,
+                              True, cmdsn=n1)
+    else:
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, BAD_BLOCKS * BLOCK,
+                               n1, conn.expstatsn,
+                               cdb10(0x2a, BAD_LBA, BAD_BLOCKS)))
+    pdu = conn.poll_pdu(0.3)
+    expect(pdu is None, f'for the write held behind CmdSN 0x{n:08x}: {pdu}')
+    t = conn.next_itt()
+    conn.send_pdu(tmf_req(function, t, itt, n2, conn.expstatsn, n1))
+    rsp = conn.recv_expect(OP_TMF_RSP, t)
+    expect(rsp.response == 0 and rsp.expcmdsn == n,
+           f'function {function}: TMF Response {rsp.response}, ExpCmdSN '
+           f'0x{rsp.expcmdsn:08x}; expected 0 and 0x{n:08x}')
+    nop = conn.next_itt()
+    conn.send_pdu(nop_out(nop, n, conn.expstatsn))
+    pdu = conn.recv_pdu()
+    expect(pdu is not None and pdu.op == OP_NOP_IN and pdu.itt == nop and
+           pdu.expcmdsn == n2,
+           f'after the hole closed: {pdu}, ExpCmdSN '
+           f'0x{pdu.expcmdsn if pdu else 0:08x}; expected the NOP-In, '
+           f'0x{n2:08x}')
+    pdu = conn.poll_pdu(0.3)
+    expect(pdu is None, f'for the aborted write: {pdu}')
+    conn.cmdsn = n2
+    if function == 5:
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                               conn.expstatsn, bytes(6)))
+        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+        expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
+               rsp.sense[12] == 0x29,
+               f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+    conn.nop()
+    conn.logout()
+    return f'function {function}: Function complete, the write dropped'
+
+
+@case
+def case_ffp_abort_held(ctx):
+    """ABORT TASK, then LOGICAL UNIT RESET, of a write held behind a CmdSN
+    hole (RFC 7143 section 11.5.1): see abort_held(); the LUN unchanged."""
+    return lun_unchanged(ctx, lambda: '; '.join(
+        abort_held(ctx, None, {}, f) for f in (1, 5)))
+
+
+@case
+def case_ffp_abort_held_unsol(ctx):
+    """ffp_abort_held with 4 KiB of immediate data and unsolicited
+    Data-Outs up to FirstBurstLength, which land in the held write."""
+    return lun_unchanged(ctx, lambda: '; '.join(
+        abort_held(ctx, UNSOL, {'InitialR2T': 'No'}, f) for f in (1, 5)))
+
+
+@case
+def case_ffp_abort_task_set(ctx):
+    """ABORT TASK SET and CLEAR TASK SET, which the target core does not
+    carry out, are answered "not supported" (5), TARGET WARM RESET
+    "rejected" (255), and they abort nothing: a write held behind a CmdSN
+    hole when they come runs once the hole closes, and reads back."""
+    conn = logged_in(ctx)
+    data = os.urandom(8 * BLOCK)
+    for function, want in ((2, 5), (4, 5), (6, 255)):
+        n = conn.cmdsn
+        late = conn.send_write(REORDER_LBA, data, cmdsn=(n + 1) & 0xffffffff)
+        t = conn.next_itt()
+        conn.send_pdu(tmf_req(function, t, RESERVED_TAG,
+                              (n + 2) & 0xffffffff, conn.expstatsn))
+        rsp = conn.recv_expect(OP_TMF_RSP, t)
+        expect(rsp.response == want, f'function {function}: TMF Response '
+               f'{rsp.response}, expected {want}')
+        early = conn.send_write(REORDER_LBA + 8, data, cmdsn=n)
+        conn.cmdsn = (n + 2) & 0xffffffff
+        rsps = conn.finish_writes({early: data, late: data})
+        good(rsps[late], f'function {function}: the held write')
+        good(rsps[early], f'function {function}: the write that closed the hole')
+    read_back(conn, REORDER_LBA, data + data)
+    conn.nop()
+    conn.logout()
+    return 'not supported or rejected, the held writes run'
+
+
+@case
+def case_ffp_abort_never_received(ctx):
+    """ABORT TASK of a task that never came (RFC 7143 section 11.5.1):
+    RefCmdSN n, in the window and before the function's CmdSN n+1, is
+    taken as received: Function complete with ExpCmdSN n+1, and a late
+    NOP-Out with CmdSN n is dropped. A RefCmdSN before the window gets
+    "Task does not exist"."""
+    conn = logged_in(ctx)
+    n = conn.cmdsn
+    n1 = (n + 1) & 0xffffffff
+    t = conn.next_itt()
+    conn.send_pdu(tmf_req(1, t, 0x4343, n1, conn.expstatsn, n))
+    rsp = conn.recv_expect(OP_TMF_RSP, t)
+    expect(rsp.response == 0 and rsp.expcmdsn == n1,
+           f'TMF Response {rsp.response}, ExpCmdSN 0x{rsp.expcmdsn:08x}; '
+           f'expected 0 and 0x{n1:08x}')
+    conn.send_pdu(nop_out(conn.next_itt(), n, conn.expstatsn))
+    conn.cmdsn = n1
+    conn.nop()
+    t = conn.next_itt()
+    conn.send_pdu(tmf_req(1, t, 0x4444, conn.cmdsn, conn.expstatsn,
+                          (conn.cmdsn - 5) & 0xffffffff))
+    rsp = conn.recv_expect(OP_TMF_RSP, t)
+    expect(rsp.response == 1, f'RefCmdSN before the window: TMF Response '
+           f'{rsp.response}, expected 1')
+    conn.nop()
+    conn.logout()
+    return 'CmdSN taken as received, its late copy dropped; Task does not exist before the window'
 
 
 @case
