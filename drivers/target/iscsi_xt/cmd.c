@@ -243,6 +243,7 @@ static void ixt_cmd_free(struct ixt_cmd *cmd)
 
 	if (cmd->nr_lines)
 		ixt_pool_put(cmd->lines, cmd->nr_lines);
+	ixt_bidi_free(cmd);
 	kvfree(cmd->big);
 	kfree(cmd->cdb);
 	kmem_cache_free(ixt_cmd_cache, cmd);
@@ -385,6 +386,7 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	bool write = req->flags & ISCSI_FLAG_CMD_WRITE;
 	u32 edtl = be32_to_cpu(req->data_length);
 	struct ixt_pdu_ahs ahs = { };
+	bool bidi;
 	struct ixt_cmd *cmd;
 	int ret;
 
@@ -395,15 +397,19 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return 0;
 	}
 	/*
-	 * The target core runs no bidirectional command of its own (only
-	 * pscsi passes them through); LIO's iSCSI refuses them too.
+	 * A bidirectional command (R and W) carries the length of its read
+	 * in an AHS, and has data both ways: the target core passes it to
+	 * the backend with both buffers.
 	 */
-	if ((write && req->flags & ISCSI_FLAG_CMD_READ) ||
-	    ahs.has_bidi_read_len || edtl > IXT_MAX_XFER_LEN) {
+	bidi = write && req->flags & ISCSI_FLAG_CMD_READ;
+	if (bidi != ahs.has_bidi_read_len || edtl > IXT_MAX_XFER_LEN ||
+	    (bidi && (!edtl || !ahs.bidi_read_len ||
+		      ahs.bidi_read_len > IXT_MAX_XFER_LEN))) {
 		pr_warn_ratelimited("%s: CDB 0x%02x refused: %s\n",
 				    conn->sess->initiator, req->cdb[0],
-				    edtl > IXT_MAX_XFER_LEN ?
-				    "transfer too long" : "bidirectional");
+				    bidi != ahs.has_bidi_read_len ?
+				    "bidirectional without both R, W and the read length" :
+				    "transfer length");
 		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
 		return 0;
 	}
@@ -434,6 +440,8 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	}
 	if (edtl) {
 		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
+		if (!ret && bidi)
+			ret = ixt_bidi_setup(cmd, ahs.bidi_read_len);
 		if (ret) {
 			ixt_cmd_drop(conn, cmd);
 			if (ret == -EAGAIN)
@@ -553,7 +561,8 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			    scsilun_to_int(&req->lun),
 			    be32_to_cpu(req->data_length),
 			    ixt_cmd_task_attr(req->flags), dir,
-			    TARGET_SCF_ACK_KREF)) {
+			    TARGET_SCF_ACK_KREF |
+			    (cmd->bidi ? TARGET_SCF_BIDI_OP : 0))) {
 		/* The session is stopping: nobody waits for an answer. */
 		ixt_cmd_drop(conn, cmd);
 		return;
@@ -574,7 +583,9 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	sgl = ixt_cmd_prep_sgl(cmd);
 	if (!target_submit_prep(&cmd->se_cmd, cmd->cdb ?: req->cdb,
 				sgl, sgl ? cmd->sg_nents : 0,
-				NULL, 0, NULL, 0, GFP_KERNEL)) {
+				cmd->bidi ? cmd->bidi->sgl : NULL,
+				cmd->bidi ? cmd->bidi->sg_nents : 0,
+				NULL, 0, GFP_KERNEL)) {
 		ixt_cmd_attach_read(cmd);
 		target_submit(&cmd->se_cmd);
 	}
@@ -675,7 +686,8 @@ int ixt_queue_status(struct se_cmd *se_cmd)
  * The data goes in Data-In PDUs of at most the initiator's
  * MaxRecvDataSegmentLength, straight from the cache lines; the last one
  * carries the status (S bit) unless there is sense data, which a SCSI
- * Response then carries.
+ * Response then carries. A bidirectional command sends its read buffer,
+ * unless it failed, and always a SCSI Response.
  *
  * Context: Any context the target core completes commands in.
  * Return: 0.
@@ -686,6 +698,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	struct ixt_conn *conn = cmd->conn;
 	u32 max = READ_ONCE(conn->params.max_xmit_dlength);
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
+	const struct bio_vec *bvec = cmd->bvec;
+	u32 nr_bvec = cmd->nr_lines;
 	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;
 	struct iscsi_data_rsp *hdr;
@@ -693,7 +707,13 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	bool last;
 
 	ixt_cmd_sample(cmd);
-	if (!len || !cmd->nr_lines)
+	if (cmd->bidi) {
+		len = se_cmd->scsi_status ? 0 : cmd->bidi->len;
+		bvec = cmd->bidi->bvec;
+		nr_bvec = cmd->bidi->nr_lines;
+		status = false;
+	}
+	if (!len || !nr_bvec)
 		return ixt_queue_status(se_cmd);
 	atomic_long_add(len, &conn->sess->stats.txdata_octs);
 	if (status)
@@ -711,8 +731,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 				return ixt_queue_status(se_cmd);
 			}
 		}
-		pdu->bvec = cmd->bvec;
-		pdu->nr_bvec = cmd->nr_lines;
+		pdu->bvec = bvec;
+		pdu->nr_bvec = nr_bvec;
 		pdu->bvec_off = off;
 		pdu->dlength = n;
 		hdr = (struct iscsi_data_rsp *)&pdu->hdr;

@@ -41,6 +41,26 @@
 #define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
 
 /**
+ * struct ixt_cmd_bidi - the read buffer of a bidirectional command
+ * @len: its size: the Bidirectional Read Expected Data Transfer Length.
+ * @nr_lines: number of @lines.
+ * @sg_nents: number of @sgl.
+ * @bvec: the buffer for Data-In: one bio_vec per line.
+ * @sgl: the buffer for the target core: one entry per page.
+ * @lines: the cache lines, from the pool.
+ *
+ * Set up by ixt_bidi_setup() with the command, freed with it.
+ */
+struct ixt_cmd_bidi {
+	u32 len;
+	u32 nr_lines;
+	u32 sg_nents;
+	struct bio_vec *bvec;
+	struct scatterlist *sgl;
+	struct ixt_dpt_line lines[];
+};
+
+/**
  * struct ixt_cmd - a SCSI command of a session
  * @se_cmd: the target core's command.
  * @conn: the connection the command came on; its release waits for
@@ -65,6 +85,8 @@
  *	first starting where the buffer does.
  * @big: the arrays, when the command needs more than what it carries
  *	inline; %NULL otherwise.
+ * @bidi: the read buffer of a bidirectional command, whose @lines are
+ *	its write buffer; %NULL for any other command.
  * @ranges: which bytes arrived, with DataPDUInOrder=No.
  * @range: storage of @ranges.
  * @abort_work: completes a write waiting for Data-Out that a task
@@ -99,6 +121,7 @@ struct ixt_cmd {
 	u32 sg_nents;
 	struct bio_vec *bvec;
 	void *big;
+	struct ixt_cmd_bidi *bidi;
 	struct delayed_work abort_work;
 	unsigned long abort_deadline;
 	u8 *cdb;
@@ -135,6 +158,10 @@ struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 void ixt_cmd_execute(struct ixt_cmd *cmd);
 void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd);
+
+/* bidi.c */
+int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len);
+void ixt_bidi_free(struct ixt_cmd *cmd);
 
 /* dataout.c */
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);

@@ -1186,6 +1186,101 @@ def case_ffp_residual(ctx):
             'write refused')
 
 
+BIDI_LBA = 64
+
+
+def xdwriteread(conn, lba, data, imm=0, disable_write=False):
+    """XDWRITEREAD(10) of @data at @lba, its first @imm bytes immediate,
+    the rest sent as its R2Ts ask; the Bidirectional Read Expected Data
+    Transfer Length is len(@data). Returns (the Data-In bytes, the
+    Data-In PDUs, the SCSI Response)."""
+    itt = conn.next_itt()
+    cdb = bytearray(cdb10(0x53, lba, len(data) // BLOCK))
+    if disable_write:
+        cdb[1] |= 0x04
+    hdr = bytearray(scsi_cmd(F_FINAL | F_WRITE | F_READ, itt, len(data),
+                             conn.take_cmdsn(), conn.expstatsn, bytes(cdb)))
+    ahs = (5).to_bytes(2, 'big') + b'\x02\x00' + len(data).to_bytes(4, 'big')
+    hdr[4] = len(ahs) // 4
+    conn.send_pdu(bytes(hdr) + ahs, data[:imm])
+    buf, pdus = bytearray(len(data)), []
+    while True:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.itt == itt, f'XDWRITEREAD: {pdu}')
+        if pdu.op == OP_R2T:
+            conn.answer_r2t(pdu, data)
+        elif pdu.op == OP_DATA_IN:
+            pdus.append(pdu)
+            buf[pdu.w40:pdu.w40 + len(pdu.data)] = pdu.data
+        else:
+            expect(pdu.op == OP_SCSI_RSP, f'XDWRITEREAD: {pdu}')
+            return bytes(buf), pdus, pdu
+
+
+def bidi_refused(conn, flags, ahs):
+    """A command of @flags with the AHS @ahs: CHECK CONDITION, ILLEGAL
+    REQUEST, and nothing else for it."""
+    itt = conn.next_itt()
+    hdr = bytearray(scsi_cmd(F_FINAL | flags, itt, 8 * BLOCK,
+                             conn.take_cmdsn(), conn.expstatsn,
+                             cdb10(0x53, BIDI_LBA, 8)))
+    hdr[4] = len(ahs) // 4
+    conn.send_pdu(bytes(hdr) + ahs)
+    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x05,
+           f'flags 0x{flags:02x}, AHS {ahs.hex()}: {rsp}, sense {rsp.sense.hex()}')
+
+
+@case
+def case_ffp_bidi(ctx):
+    """Bidirectional XDWRITEREAD(10) on a LUN of a TCMU backstore that
+    ixt_tcmu.py serves (tcp_bidi.sh): the old blocks XOR the data sent
+    come back in Data-In (F on the last, never S), then a SCSI Response,
+    GOOD, with no residual; READ(10) finds the data written, or the old
+    data with DISABLE_WRITE. 8 KiB solicited by an R2T, 8 KiB with 4 KiB
+    immediate, 512 KiB over several cache lines and R2Ts. R and W without
+    the AHS, and the AHS with R alone, get CHECK CONDITION."""
+    conn = logged_in(ctx, op_keys(ImmediateData='Yes'), ImmediateData='Yes')
+    # The LUN is new to the initiator: a unit attention may come first.
+    for _ in range(3):
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                               conn.expstatsn, bytes(6)))
+        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+        if rsp.scsi_status == 0:
+            break
+    expect(rsp.scsi_status == 0,
+           f'TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+    old = os.urandom(16 * BLOCK)
+    good(conn.write(BIDI_LBA, old), 'WRITE(10) of the old data')
+    seen = []
+    for size, imm, disable in ((8192, 0, False), (8192, 4096, True),
+                               (524288, 0, False)):
+        new = os.urandom(size)
+        status, before = conn.read(BIDI_LBA, size // BLOCK)
+        expect(status == 0, f'READ(10) status 0x{status:02x}')
+        got, pdus, rsp = xdwriteread(conn, BIDI_LBA, new, imm, disable)
+        want = bytes(a ^ b for a, b in zip(before, new))
+        expect(got == want, f'{size} bytes: the Data-In is not old XOR new')
+        expect(rsp.response == 0 and rsp.scsi_status == 0 and
+               not rsp.flags & 0x1e and rsp.w40 == 0 and rsp.w44 == 0,
+               f'{size} bytes: {rsp}, flags 0x{rsp.flags:02x}, '
+               f'residuals {rsp.w40}/{rsp.w44}')
+        expect(pdus and pdus[-1].flags & F_FINAL and
+               not any(p.flags & F_STATUS for p in pdus),
+               f'{size} bytes: Data-In flags '
+               f'{[hex(p.flags) for p in pdus]}')
+        read_back(conn, BIDI_LBA, before if disable else new,
+                  f'{size} bytes, after XDWRITEREAD')
+        seen.append(f'{size // 1024} KiB in {len(pdus)} Data-In')
+    rlength = (5).to_bytes(2, 'big') + b'\x02\x00' + (4096).to_bytes(4, 'big')
+    bidi_refused(conn, F_READ | F_WRITE, b'')
+    bidi_refused(conn, F_READ, rlength)
+    conn.nop()
+    conn.logout()
+    return f'XDWRITEREAD {", ".join(seen)}; both refusals CHECK CONDITION'
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--target', help='TargetName of the TPG to test')
