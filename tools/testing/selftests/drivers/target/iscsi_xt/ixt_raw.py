@@ -1189,17 +1189,18 @@ def case_ffp_residual(ctx):
 BIDI_LBA = 64
 
 
-def xdwriteread(conn, lba, data, imm=0, disable_write=False):
-    """XDWRITEREAD(10) of @data at @lba, its first @imm bytes immediate,
-    the rest sent as its R2Ts ask; the Bidirectional Read Expected Data
-    Transfer Length is len(@data). Returns (the Data-In bytes, the
-    Data-In PDUs, the SCSI Response)."""
+def xdwriteread(conn, lba, data, imm=0, disable_write=False, lun=0):
+    """XDWRITEREAD(10) of @data at @lba of @lun, its first @imm bytes
+    immediate, the rest sent as its R2Ts ask; the Bidirectional Read
+    Expected Data Transfer Length is len(@data). Returns (the Data-In
+    bytes, the Data-In PDUs, the SCSI Response)."""
     itt = conn.next_itt()
     cdb = bytearray(cdb10(0x53, lba, len(data) // BLOCK))
     if disable_write:
         cdb[1] |= 0x04
     hdr = bytearray(scsi_cmd(F_FINAL | F_WRITE | F_READ, itt, len(data),
-                             conn.take_cmdsn(), conn.expstatsn, bytes(cdb)))
+                             conn.take_cmdsn(), conn.expstatsn, bytes(cdb),
+                             lun=lun))
     ahs = (5).to_bytes(2, 'big') + b'\x02\x00' + len(data).to_bytes(4, 'big')
     hdr[4] = len(ahs) // 4
     conn.send_pdu(bytes(hdr) + ahs, data[:imm])
@@ -1239,7 +1240,8 @@ def case_ffp_bidi(ctx):
     GOOD, with no residual; READ(10) finds the data written, or the old
     data with DISABLE_WRITE. 8 KiB solicited by an R2T, 8 KiB with 4 KiB
     immediate, 512 KiB over several cache lines and R2Ts. R and W without
-    the AHS, and the AHS with R alone, get CHECK CONDITION."""
+    the AHS, and the AHS with R alone, get CHECK CONDITION; so does
+    XDWRITEREAD on LUN 1, a ramdisk, whose backstore runs none."""
     conn = logged_in(ctx, op_keys(ImmediateData='Yes'), ImmediateData='Yes')
     # The LUN is new to the initiator: a unit attention may come first.
     for _ in range(3):
@@ -1276,9 +1278,19 @@ def case_ffp_bidi(ctx):
     rlength = (5).to_bytes(2, 'big') + b'\x02\x00' + (4096).to_bytes(4, 'big')
     bidi_refused(conn, F_READ | F_WRITE, b'')
     bidi_refused(conn, F_READ, rlength)
+    for _ in range(3):      # a unit attention first: LUN 1 is new too
+        got, pdus, rsp = xdwriteread(conn, BIDI_LBA, os.urandom(8192), 4096,
+                                     lun=LUN1)
+        if rsp.sense[2:3] != b'\x06':
+            break
+    expect(not pdus and rsp.scsi_status == 0x02 and
+           rsp.sense[2] & 0x0f == 0x05 and rsp.sense[12] == 0x20,
+           f'XDWRITEREAD on the ramdisk: {len(pdus)} Data-In, {rsp}, '
+           f'sense {rsp.sense.hex()}')
     conn.nop()
     conn.logout()
-    return f'XDWRITEREAD {", ".join(seen)}; both refusals CHECK CONDITION'
+    return (f'XDWRITEREAD {", ".join(seen)}; the refusals and the '
+            'ramdisk CHECK CONDITION')
 
 
 def main():

@@ -10,8 +10,9 @@
 # blocks XOR the data sent and a SCSI Response without residuals, and
 # writes the data unless DISABLE_WRITE is set; READ(10) reads back what
 # was written. R and W without the AHS, and the AHS without both, are
-# refused with CHECK CONDITION, the session going on. Afterwards every
-# cache line is back in the pool and the module unloads.
+# refused with CHECK CONDITION, the session going on, and so is
+# XDWRITEREAD on a ramdisk LUN, which runs none. Afterwards every cache
+# line is back in the pool and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +26,7 @@ modprobe target_core_user 2>/dev/null ||
 tgt=iqn.2026-11.org.example.bidi:tcmu
 portal=$IXT_ADDR4_T:3260
 dev=$IXT_CFS/core/user_79/ixt_bidi
+rd=$IXT_CFS/core/rd_mcp_79/ixt_bidi_rd
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 blocks=8192
 log=$(mktemp)
@@ -47,6 +49,8 @@ ixt_check "the TCMU handler serves the backstore" \
 	ixt_wait 60 grep -q '^ready$' "$log"
 
 mkdir -p "$tpg/lun/lun_0" && ln -s "$dev" "$tpg/lun/lun_0/ixt_bidi"
+mkdir -p "$rd" && echo rd_pages=256 >"$rd/control" && echo 1 >"$rd/enable"
+mkdir -p "$tpg/lun/lun_1" && ln -s "$rd" "$tpg/lun/lun_1/ixt_bidi_rd"
 mkdir "$tpg/np/$portal"
 echo 0 >"$tpg/attrib/authentication"
 echo 1 >"$tpg/attrib/generate_node_acls"
@@ -58,15 +62,17 @@ out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
 while read -r line; do
 	[ -n "$line" ] && ktap_print_msg "$line"
 done <<<"$out"
-ixt_check "XDWRITEREAD(10) both ways, refusals, through TCMU" \
+ixt_check "XDWRITEREAD(10) both ways through TCMU, and refusals" \
 	grep -q '^ok ffp_bidi: ' <<<"$out"
 while read -r line; do
 	[ -n "$line" ] && ktap_print_msg "ixt_tcmu.py: $line"
 done <"$log"
 
 echo 0 >"$tpg/enable"
-rm "$tpg/lun/lun_0/ixt_bidi"
-rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
+rm "$tpg/lun/lun_0/ixt_bidi" "$tpg/lun/lun_1/ixt_bidi_rd"
+rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
+	"$IXT_FABRIC/$tgt"
+rmdir "$rd" "$(dirname "$rd")"
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 kill "$handler" && wait "$handler"
 handler=
