@@ -464,19 +464,33 @@ void ixt_conn_start(struct ixt_conn *conn)
 
 /**
  * ixt_conn_digest_error() - a PDU failed its header or data digest
- * @conn: the connection, about to close (ERL0).
+ * @conn: the connection, which closes (ErrorRecoveryLevel 0).
+ * @hdr: the BHS of a PDU whose data digest failed; %NULL when its header
+ *	digest failed, and nothing of the header can be trusted.
  *
- * Counted for the target node and the connection's session.
+ * RFC 7143 7.8: a data digest error is answered with a Reject (Data
+ * (payload) Digest Error), and the PDU is discarded. At ERL0 the data
+ * cannot be asked for again, so the connection then closes, as after a
+ * header digest error at once. Data that landed in a command's buffer
+ * was never counted in: the command does not run. Counted for the
+ * target node and the connection's session.
  *
  * Context: Process context (the receive path).
  */
-void ixt_conn_digest_error(struct ixt_conn *conn)
+void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr)
 {
-	if (!conn->sess || !conn->tpg)
+	if (conn->sess && conn->tpg) {
+		atomic_long_inc(&conn->sess->stats.conn_digest_errors);
+		ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_DIGEST,
+				  conn->sess->initiator);
+	}
+	if (!hdr || READ_ONCE(conn->state) != IXT_CONN_FULL_FEATURE) {
+		ixt_conn_close(conn);
 		return;
-	atomic_long_inc(&conn->sess->stats.conn_digest_errors);
-	ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_DIGEST,
-			  conn->sess->initiator);
+	}
+	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
+	ixt_conn_send_reject_close(conn, hdr, ISCSI_REASON_DATA_DIGEST_ERROR,
+				   true);
 }
 
 /**

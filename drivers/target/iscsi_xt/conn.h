@@ -296,7 +296,7 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason);
 void ixt_conn_cmd_done(struct ixt_conn *conn);
-void ixt_conn_digest_error(struct ixt_conn *conn);
+void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 

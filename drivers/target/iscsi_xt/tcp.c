@@ -339,7 +339,7 @@ static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
 	    ixt_tcp_crc(pdu->data, dlength + pad, 0)) {
 		pr_err_ratelimited("%pISpc: data digest error\n",
 				   &tc->conn.peer);
-		return -EBADMSG;
+		return -EILSEQ;
 	}
 	return 1;
 }
@@ -359,7 +359,7 @@ static int ixt_tcp_rcv_trailer(struct ixt_tcp_conn *tc)
 	    cpu_to_le32(crc)) {
 		pr_err_ratelimited("%pISpc: data digest error\n",
 				   &tc->conn.peer);
-		return -EBADMSG;
+		return -EILSEQ;
 	}
 	return 1;
 }
@@ -367,7 +367,8 @@ static int ixt_tcp_rcv_trailer(struct ixt_tcp_conn *tc)
 /*
  * Advances the receive state machine by one part. Returns 1 when a whole
  * PDU is in, 0 to go on, or a negative errno (-EAGAIN: wait for data, or
- * for the core when it put the header off).
+ * for the core when it put the header off; -EBADMSG: a header digest
+ * error; -EILSEQ: a data digest error).
  */
 static int ixt_tcp_rcv_step(struct ixt_tcp_conn *tc)
 {
@@ -414,10 +415,13 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 				queue_delayed_work(ixt_wq, &tc->rx_work, 1);
 			return;
 		}
+		if (ret == -EBADMSG || ret == -EILSEQ) {
+			ixt_conn_digest_error(conn, ret == -EILSEQ ?
+					      &tc->rx_pdu.hdr : NULL);
+			return;
+		}
 		if (ret < 0) {
-			if (ret == -EBADMSG)
-				ixt_conn_digest_error(conn);
-			else if (ret != -ECONNRESET)
+			if (ret != -ECONNRESET)
 				pr_debug("%pISpc: receive failed: %d\n",
 					 &conn->peer, ret);
 			ixt_conn_close(conn);

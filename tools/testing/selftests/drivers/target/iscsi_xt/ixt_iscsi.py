@@ -73,6 +73,11 @@ def digest(data):
     return struct.pack('<I', crc32c(data))
 
 
+def wrong(dig, flip):
+    """@dig, with its first bit flipped if @flip."""
+    return bytes([dig[0] ^ 1]) + dig[1:] if flip else dig
+
+
 def pad_len(n):
     return -n & 3
 
@@ -252,16 +257,19 @@ class Connection:
     def send(self, raw):
         self.sock.sendall(raw)
 
-    def send_pdu(self, hdr, data=b'', dlength=None):
+    def send_pdu(self, hdr, data=b'', dlength=None, corrupt=''):
         """Send a BHS with its data segment, DataSegmentLength, padding and
-        the digests in force; dlength overrides the length announced.
-        Returns the BHS as sent."""
+        the digests in force; dlength overrides the length announced, and
+        corrupt='header' or 'data' sends that digest wrong. Returns the
+        BHS as sent."""
         h = bytearray(hdr)
         h[5:8] = (len(data) if dlength is None else dlength).to_bytes(3, 'big')
-        out = bytes(h) + (digest(h) if self.hdigest else b'')
+        out = bytes(h) + (wrong(digest(h), corrupt == 'header')
+                          if self.hdigest else b'')
         if data:
             padded = data + b'\0' * pad_len(len(data))
-            out += padded + (digest(padded) if self.ddigest else b'')
+            out += padded + (wrong(digest(padded), corrupt == 'data')
+                             if self.ddigest else b'')
         self.send(out)
         return bytes(h)
 

@@ -816,6 +816,72 @@ def case_ffp_abort_never_received(ctx):
     return 'CmdSN taken as received, its late copy dropped; Task does not exist before the window'
 
 
+DIGESTS = op_keys(HeaderDigest='CRC32C', DataDigest='CRC32C',
+                  ImmediateData='Yes')
+
+
+def digest_errors(ctx):
+    """The target's count of digest errors (iscsi_sess_err), read from
+    configfs: the client runs on the target's machine in the VM."""
+    path = (f'/sys/kernel/config/target/iscsi/{ctx.target}/'
+            'fabric_statistics/iscsi_sess_err/digest_errors')
+    with open(path) as f:
+        return int(f.read())
+
+
+@case
+def case_ffp_header_digest_error(ctx):
+    """A NOP-Out whose header digest is wrong: the target answers nothing
+    and closes the connection (RFC 7143 section 7.8, ErrorRecoveryLevel
+    0: not even the PDU's length can be trusted), and counts a digest
+    error."""
+    before = digest_errors(ctx)
+    conn = logged_in(ctx, DIGESTS, HeaderDigest='CRC32C')
+    conn.send_pdu(nop_out(conn.next_itt(), conn.take_cmdsn(), conn.expstatsn),
+                  corrupt='header')
+    conn.expect_closed(5.0)
+    after = digest_errors(ctx)
+    expect(after == before + 1, f'digest errors {before}, then {after}')
+    return 'closed without an answer, one digest error counted'
+
+
+def data_digest_error(ctx, solicited):
+    """A WRITE of BAD_BLOCKS whose immediate data, or whose last Data-Out
+    for its first R2T, has a wrong data digest: Reject 0x02 with the PDU's
+    header, then the connection closes; one digest error counted."""
+    before = digest_errors(ctx)
+    conn = logged_in(ctx, DIGESTS, DataDigest='CRC32C', ImmediateData='Yes')
+    data, itt = os.urandom(BAD_BLOCKS * BLOCK), conn.next_itt()
+    hdr = scsi_cmd(F_FINAL | F_WRITE, itt, len(data), conn.take_cmdsn(),
+                   conn.expstatsn, cdb10(0x2a, BAD_LBA, BAD_BLOCKS))
+    if solicited:
+        conn.send_pdu(hdr)
+        r2t = conn.recv_expect(OP_R2T, itt)
+        step = conn.target_mrdsl
+        offs = list(range(r2t.w40, r2t.w40 + r2t.w44, step))
+        for sn, off in enumerate(offs):
+            last = sn == len(offs) - 1
+            n = min(step, r2t.w40 + r2t.w44 - off)
+            sent = conn.send_pdu(data_out(itt, r2t.ttt, conn.expstatsn, sn, off,
+                                          final=last), data[off:off + n],
+                                 corrupt='data' if last else '')
+    else:
+        sent = conn.send_pdu(hdr, data[:4096], corrupt='data')
+    seen = rejected(conn, sent, 0x02, closed=True)
+    after = digest_errors(ctx)
+    expect(after == before + 1, f'digest errors {before}, then {after}')
+    return f'{"Data-Out" if solicited else "immediate data"}: {seen}'
+
+
+@case
+def case_ffp_data_digest_error(ctx):
+    """Data digest errors (RFC 7143 section 7.8) in a write's immediate
+    data and in its solicited Data-Out: see data_digest_error(); neither
+    write reaches the LUN."""
+    return lun_unchanged(ctx, lambda: '; '.join(
+        data_digest_error(ctx, s) for s in (False, True)))
+
+
 @case
 def case_ffp_dataout_timeout(ctx):
     """A write whose R2T is never answered: the connection closes after

@@ -22,9 +22,12 @@
 # response for the task), ABORT TASK and LUN RESET of a write held
 # behind a CmdSN hole (answered at once, the write dropped when the hole
 # closes), ABORT TASK SET and CLEAR TASK SET answered "not supported"
-# and TARGET WARM RESET "rejected", aborting nothing, ABORT TASK of a CmdSN never received (taken as
-# received, its late copy dropped), a write whose R2T is never answered (closed
-# after dataout_timeout), connections that die in the middle of data; each
+# and TARGET WARM RESET "rejected", aborting nothing, ABORT TASK of a
+# CmdSN never received (taken as received, its late copy dropped), a
+# wrong header digest (closed at once) and a wrong data digest in
+# immediate data and in a Data-Out (Reject 0x02, then closed; each
+# counted), a write whose R2T is never answered (closed after
+# dataout_timeout), connections that die in the middle of data; each
 # write that fails leaves its blocks and their neighbours as they were.
 # Writes read back equal with and without digests, and with Data-Outs
 # out of order: DataPDUInOrder=No (solicited and unsolicited, backwards
@@ -92,7 +95,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_cmdsn_reorder_writes ffp_cmdsn_reorder_imm ffp_cmdsn_reorder_unsol
 	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
 	ffp_abort_waiting_write ffp_abort_held ffp_abort_held_unsol
-	ffp_abort_task_set ffp_abort_never_received ffp_ext_cdb ffp_residual mcs_cmdsn_across
+	ffp_abort_task_set ffp_abort_never_received ffp_header_digest_error
+	ffp_data_digest_error ffp_ext_cdb ffp_residual mcs_cmdsn_across
 	mcs_limits mcs_reinstate_cid mcs_abort_across ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
