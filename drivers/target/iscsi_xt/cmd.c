@@ -517,22 +517,41 @@ static struct scatterlist *ixt_cmd_prep_sgl(struct ixt_cmd *cmd)
 /*
  * A read's lines become its data buffer once the target core has parsed
  * the CDB, as transport_generic_map_mem_to_cmd() would do for an SGL
- * given to target_submit_prep(), but for a residual overflow too (RFC
- * 7143 11.4.5.1): the CDB asks for more than the Expected Data Transfer
- * Length. The core then keeps data_length at the expected length, sets
- * SCF_OVERFLOW_BIT and the residual; the lines hold exactly that length,
- * so the initiator gets the first bytes, the O bit and the residual
- * count. transport_generic_map_mem_to_cmd() refuses every overflow,
- * because a fabric SGL cannot grow: a read never needs it to.
+ * given to target_submit_prep(), but sized by what the CDB asks for (RFC
+ * 7143 11.4.5.1):
+ *
+ * - Residual overflow, the CDB asks for more than the Expected Data
+ *   Transfer Length: the core keeps data_length at the expected length,
+ *   sets SCF_OVERFLOW_BIT and the residual, and the lines hold exactly
+ *   that, so the initiator gets the first bytes, the O bit and the
+ *   residual count. transport_generic_map_mem_to_cmd() refuses every
+ *   overflow, because a fabric SGL cannot grow: a read never needs it to.
+ * - Residual underflow, it asks for less: the core lowers data_length to
+ *   the CDB's, and the scatterlist handed on is cut there too. Backends
+ *   such as iblock transfer as much as the scatterlist holds: given all
+ *   the lines, they would read past the CDB's blocks, and past the end
+ *   of the device for its last ones.
  */
 static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 {
 	struct se_cmd *se_cmd = &cmd->se_cmd;
+	u32 left = se_cmd->data_length;
+	struct scatterlist *sg;
+	u32 nents = 0;
 
-	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE)
+	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
+	    !left)
 		return;
+	for (sg = cmd->sgl; sg; sg = sg_next(sg)) {
+		nents++;
+		if (sg->length >= left) {
+			sg->length = left;
+			break;
+		}
+		left -= sg->length;
+	}
 	se_cmd->t_data_sg = cmd->sgl;
-	se_cmd->t_data_nents = cmd->sg_nents;
+	se_cmd->t_data_nents = nents;
 	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
 }
 

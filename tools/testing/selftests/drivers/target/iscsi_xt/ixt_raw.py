@@ -1202,12 +1202,12 @@ def case_ffp_ext_cdb(ctx):
 RESID_LBA = 3072
 
 
-def read_resid(conn, lba, blocks, edtl):
-    """READ(10) of @blocks with ExpectedDataTransferLength @edtl: the
-    data and the status PDU."""
+def read_resid(conn, lba, blocks, edtl, lun=0):
+    """READ(10) of @blocks of @lun with ExpectedDataTransferLength @edtl:
+    the data and the status PDU."""
     itt = conn.next_itt()
     conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, edtl, conn.take_cmdsn(),
-                           conn.expstatsn, cdb10(0x28, lba, blocks)))
+                           conn.expstatsn, cdb10(0x28, lba, blocks), lun=lun))
     data = b''
     while True:
         pdu = conn.recv_pdu()
@@ -1357,6 +1357,31 @@ def case_ffp_bidi(ctx):
     conn.logout()
     return (f'XDWRITEREAD {", ".join(seen)}; the refusals and the '
             'ramdisk CHECK CONDITION')
+
+
+LUN2 = 2 << 48
+LUN2_BLOCKS = 8192      # LUN 2: iblock over a 4 MiB loop device
+
+
+@case
+def case_ffp_residual_at_end(ctx):
+    """A READ(10) of the last block of LUN 2 (iblock over a 4 MiB loop
+    device, zeroed) with an expected length of 16 blocks: the block of
+    zeros, GOOD, U set and residual 7680. The backend gets a buffer of
+    the CDB's length only: given all 16 blocks' worth, iblock reads past
+    the end of the device and fails the command."""
+    conn = logged_in(ctx)
+    for _ in range(3):      # the LUN is new to the initiator: a UA first
+        data, st = read_resid(conn, LUN2_BLOCKS - 1, 1, 16 * BLOCK, LUN2)
+        if st.scsi_status != 0x02 or st.sense[2:3] != b'\x06':
+            break
+    expect(data == bytes(BLOCK) and st.scsi_status == 0 and
+           st.flags & F_UNDERFLOW and st.w44 == 15 * BLOCK,
+           f'{len(data)} bytes, {st}, residual {st.w44}, '
+           f'sense {st.sense.hex()}')
+    conn.nop()
+    conn.logout()
+    return 'the last block, U/7680'
 
 
 def main():

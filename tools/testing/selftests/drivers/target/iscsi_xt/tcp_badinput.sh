@@ -34,8 +34,9 @@
 # and shuffled) and DataSequenceInOrder=No (four R2Ts outstanding,
 # answered latest first). A 32-byte CDB in an Extended CDB AHS (WRITE
 # SAME(32) on a fileio LUN) reaches the target core whole; reads report
-# underflow and overflow residuals, a write whose expected length differs
-# from its CDB's is refused. Two connections of one session
+# underflow and overflow residuals (an underflow at the end of an iblock
+# LUN too), a write whose expected length differs from its CDB's is
+# refused. Two connections of one session
 # (MaxConnections=2): a write on the second waits for the CmdSN the first
 # still owes, its unsolicited Data-Out kept meanwhile; one connection logs
 # the other out; a third is refused (0x0206); one lost without Logout takes
@@ -61,7 +62,7 @@
 
 ixt_require_root
 ixt_require_module
-ixt_require_cmd python3 dd
+ixt_require_cmd python3 dd losetup truncate
 ixt_require_initiator
 
 tgt=iqn.2026-11.org.example.badinput:rd
@@ -69,6 +70,8 @@ portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_78/ixt_bad
 fd=$IXT_CFS/core/fileio_78/ixt_bad_fd
 fdimg=$(mktemp /tmp/ixt_bad_fd.XXXXXX)
+ib=$IXT_CFS/core/iblock_78/ixt_bad_ib
+ibimg=$(mktemp /tmp/ixt_bad_ib.XXXXXX)
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 login_timeout=5
 rounds=5
@@ -96,7 +99,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
 	ffp_abort_waiting_write ffp_abort_held ffp_abort_held_unsol
 	ffp_abort_task_set ffp_abort_never_received ffp_header_digest_error
-	ffp_data_digest_error ffp_ext_cdb ffp_residual mcs_cmdsn_across
+	ffp_data_digest_error ffp_ext_cdb ffp_residual ffp_residual_at_end
+	mcs_cmdsn_across
 	mcs_limits mcs_reinstate_cid mcs_abort_across ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
@@ -168,6 +172,12 @@ echo 2 >"$tpg/param/ErrorRecoveryLevel"
 mkdir -p "$fd" && echo "fd_dev_name=$fdimg,fd_dev_size=4194304" >"$fd/control" &&
 	echo 1 >"$fd/enable"
 mkdir -p "$tpg/lun/lun_1" && ln -s "$fd" "$tpg/lun/lun_1/ixt_bad_fd"
+modprobe -q loop
+truncate -s 4M "$ibimg" && loop=$(losetup -f --show "$ibimg") &&
+	mkdir -p "$ib" && echo "udev_path=$loop" >"$ib/control" &&
+	echo 1 >"$ib/enable" && mkdir -p "$tpg/lun/lun_2" &&
+	ln -s "$ib" "$tpg/lun/lun_2/ixt_bad_ib" ||
+	ktap_exit_fail_msg "cannot set up the iblock LUN over a loop device"
 echo 1 >"$tpg/enable"
 
 cases "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"
@@ -260,11 +270,14 @@ ixt_check "open-iscsi still logs in and reads the whole LUN" \
 node --logout
 node -o delete
 
-rm "$tpg/lun/lun_0/ixt_bad" "$tpg/lun/lun_1/ixt_bad_fd"
-rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
-	"$IXT_FABRIC/$tgt"
-rmdir "$rd" "$(dirname "$rd")" "$fd" "$(dirname "$fd")"
-rm -f "$fdimg"
+rm "$tpg/lun/lun_0/ixt_bad" "$tpg/lun/lun_1/ixt_bad_fd" \
+	"$tpg/lun/lun_2/ixt_bad_ib"
+rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/lun/lun_2" "$tpg/np/$portal" \
+	"$tpg" "$IXT_FABRIC/$tgt"
+rmdir "$rd" "$(dirname "$rd")" "$fd" "$(dirname "$fd")" "$ib" \
+	"$(dirname "$ib")"
+losetup -d "$loop"
+rm -f "$fdimg" "$ibimg"
 ixt_unload
 ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
 ixt_finish
