@@ -14,7 +14,6 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
@@ -38,12 +37,9 @@
  */
 int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len)
 {
-	u32 line = 1U << ixt_pool_line_shift();
-	u32 nr_lines = DIV_ROUND_UP(len, line);
+	u32 nr_lines = DIV_ROUND_UP(len, 1U << ixt_pool_line_shift());
 	u32 nents = DIV_ROUND_UP(len, PAGE_SIZE);
-	struct scatterlist *sg;
 	struct ixt_cmd_bidi *b;
-	u32 i, off;
 	int ret;
 
 	b = kvzalloc(struct_size(b, lines, nr_lines) +
@@ -62,18 +58,7 @@ int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len)
 	b->sgl = (struct scatterlist *)&b->bvec[nr_lines];
 	b->sg_nents = nents;
 	sg_init_table(b->sgl, nents);
-	sg = b->sgl;
-	for (i = 0; i < nr_lines; i++) {
-		struct page *page = ixt_pool_page(&b->lines[i]);
-		u32 n = min(line, len - i * line);
-
-		bvec_set_page(&b->bvec[i], page, n, 0);
-		for (off = 0; off < n; off += PAGE_SIZE) {
-			sg_set_page(sg, page + (off >> PAGE_SHIFT),
-				    min_t(u32, PAGE_SIZE, n - off), 0);
-			sg = sg_next(sg);
-		}
-	}
+	ixt_pool_map(b->lines, nr_lines, 0, len, false, b->bvec, b->sgl);
 	cmd->bidi = b;
 	return 0;
 }

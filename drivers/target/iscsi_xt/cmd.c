@@ -137,40 +137,6 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 	return 0;
 }
 
-/* Describes the lines to the transports and to the target core. */
-static void ixt_cmd_map(struct ixt_cmd *cmd, bool per_line)
-{
-	u32 line = 1U << cmd->dpt.line_shift;
-	u32 left = cmd->dpt.xfer_len, off = cmd->dpt.first_off;
-	struct scatterlist *sg = cmd->sgl;
-	u32 i;
-
-	sg_init_table(cmd->sgl, cmd->sg_nents);
-	for (i = 0; i < cmd->nr_lines; i++) {
-		struct page *page = ixt_pool_page(&cmd->lines[i]);
-		u32 len = min(line - off, left);
-		u32 done;
-
-		bvec_set_page(&cmd->bvec[i], page, len, off);
-		if (per_line) {
-			sg_set_page(sg, page, len, off);
-			sg = sg_next(sg);
-		} else {
-			for (done = 0; done < len; ) {
-				u32 in = (off + done) & ~PAGE_MASK;
-				u32 n = min_t(u32, PAGE_SIZE - in, len - done);
-
-				sg_set_page(sg, page + ((off + done) >> PAGE_SHIFT),
-					    n, in);
-				sg = sg_next(sg);
-				done += n;
-			}
-		}
-		left -= len;
-		off = 0;
-	}
-}
-
 /*
  * Takes the cache lines of a command and lays out its data-pointer table.
  * Returns 0, -EAGAIN when the pool is short of lines, -EPROTO when the
@@ -225,7 +191,9 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	if (WARN_ON_ONCE(ret))
 		goto out_put;
 	memset(cmd->datasn, 0, nr_entries * sizeof(u32));
-	ixt_cmd_map(cmd, per_line);
+	sg_init_table(cmd->sgl, cmd->sg_nents);
+	ixt_pool_map(cmd->lines, nr_lines, g.first_off, g.xfer_len, per_line,
+		     cmd->bvec, cmd->sgl);
 	return 0;
 
 out_put:

@@ -202,12 +202,12 @@ void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	ixt_cmdsn_release(sess, &here, conn, pdu);
 }
 
-/* The LUN a held SCSI Command is for. */
-static u64 ixt_cmdsn_held_lun(struct ixt_cmdsn_held *h)
+/* Whether @h holds a SCSI Command, not yet answered, for LUN @lun. */
+static bool ixt_cmdsn_held_task(struct ixt_cmdsn_held *h, u64 lun)
 {
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&h->pdu.hdr;
 
-	return scsilun_to_int(&req->lun);
+	return h->conn && h->pdu.cmd && scsilun_to_int(&req->lun) == lun;
 }
 
 /*
@@ -231,8 +231,8 @@ static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
 	node = ixt_snq_find(&sess->cmdsn_q, sn);
 	if (node) {
 		h = container_of(node, struct ixt_cmdsn_held, node);
-		if (!h->conn || !h->pdu.cmd || h->pdu.cmd->itt != scope->rtt ||
-		    ixt_cmdsn_held_lun(h) != scope->lun)
+		if (!ixt_cmdsn_held_task(h, scope->lun) ||
+		    h->pdu.cmd->itt != scope->rtt)
 			return false;
 		h->aborted = true;
 		return true;
@@ -295,7 +295,7 @@ bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope)
 		if (!node)
 			continue;
 		h = container_of(node, struct ixt_cmdsn_held, node);
-		if (h->conn && h->pdu.cmd && ixt_cmdsn_held_lun(h) == scope->lun)
+		if (ixt_cmdsn_held_task(h, scope->lun))
 			h->aborted = true;
 	}
 	return false;

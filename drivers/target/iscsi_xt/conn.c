@@ -167,6 +167,10 @@ void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 	ixt_tx_pdu_free(pdu);
 }
 
+/*
+ * Sends a Reject for @hdr; with @close, nothing more is read and the
+ * connection closes once the Reject is out (ErrorRecoveryLevel 0).
+ */
 static void ixt_conn_send_reject_close(struct ixt_conn *conn,
 				       const struct iscsi_hdr *hdr, u8 reason,
 				       bool close)
@@ -174,6 +178,8 @@ static void ixt_conn_send_reject_close(struct ixt_conn *conn,
 	struct iscsi_reject *rej;
 	struct ixt_tx_pdu *pdu;
 
+	if (close)
+		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 	pr_warn_ratelimited("%pISpc: rejecting opcode 0x%02x, reason 0x%02x\n",
 			    &conn->peer, hdr->opcode, reason);
 	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_REJECT, RESERVED_ITT,
@@ -219,7 +225,6 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 	if (conn->tpg)
 		ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_PDU_FORMAT,
 				  conn->sess->initiator);
-	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 	ixt_conn_send_reject_close(conn, hdr, reason, true);
 }
 
@@ -488,7 +493,6 @@ void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr)
 		ixt_conn_close(conn);
 		return;
 	}
-	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 	ixt_conn_send_reject_close(conn, hdr, ISCSI_REASON_DATA_DIGEST_ERROR,
 				   true);
 }

@@ -20,13 +20,16 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bvec.h>
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -212,6 +215,56 @@ void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n)
 struct page *ixt_pool_page(const struct ixt_dpt_line *line)
 {
 	return ixt_pool.pages[line->handle];
+}
+
+/**
+ * ixt_pool_map() - describe a buffer of cache lines to the transports and
+ *	to the target core
+ * @lines: the buffer's lines, as ixt_pool_get() gave them, in order.
+ * @nr_lines: number of @lines.
+ * @off: where the buffer starts in the first line.
+ * @len: bytes of the buffer, all within @lines.
+ * @per_line: one scatterlist entry per line; else one per page, the way
+ *	target core emulations and pass-through backends map a buffer.
+ * @bvec: filled with one bio_vec per line.
+ * @sgl: filled in order, from its first entry; initialised by the caller
+ *	(sg_init_table()) with as many entries as the mapping takes.
+ *
+ * Context: Any context.
+ */
+void ixt_pool_map(const struct ixt_dpt_line *lines, u32 nr_lines, u32 off,
+		  u32 len, bool per_line, struct bio_vec *bvec,
+		  struct scatterlist *sgl)
+{
+	u32 line = 1U << ixt_pool_line_shift();
+	struct scatterlist *sg = sgl;
+	u32 i;
+
+	for (i = 0; i < nr_lines; i++) {
+		struct page *page = ixt_pool_page(&lines[i]);
+		u32 n = min(line - off, len);
+		u32 done;
+
+		bvec_set_page(&bvec[i], page, n, off);
+		if (per_line) {
+			sg_set_page(sg, page, n, off);
+			sg = sg_next(sg);
+		} else {
+			for (done = 0; done < n; ) {
+				u32 in = (off + done) & ~PAGE_MASK;
+				u32 piece = min_t(u32, PAGE_SIZE - in,
+						  n - done);
+
+				sg_set_page(sg, page +
+					    ((off + done) >> PAGE_SHIFT),
+					    piece, in);
+				sg = sg_next(sg);
+				done += piece;
+			}
+		}
+		len -= n;
+		off = 0;
+	}
 }
 
 /**

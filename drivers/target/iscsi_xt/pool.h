@@ -7,7 +7,9 @@
 #ifndef _ISCSI_XT_POOL_H
 #define _ISCSI_XT_POOL_H
 
+#include <linux/bvec.h>
 #include <linux/mm_types.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <iscsi_xt/dpt.h>
 
@@ -35,6 +37,9 @@ u32 ixt_pool_max_lines(void);
 int ixt_pool_get(struct ixt_dpt_line *lines, u32 n);
 void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n);
 struct page *ixt_pool_page(const struct ixt_dpt_line *line);
+void ixt_pool_map(const struct ixt_dpt_line *lines, u32 nr_lines, u32 off,
+		  u32 len, bool per_line, struct bio_vec *bvec,
+		  struct scatterlist *sgl);
 void ixt_pool_stats(struct ixt_pool_stats *st);
 
 #endif /* _ISCSI_XT_POOL_H */
