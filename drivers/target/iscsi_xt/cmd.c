@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
@@ -159,6 +160,12 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	u32 nr_lines, nr_entries;
 	int ret;
 
+	/*
+	 * Over RDMA the solicited data is fetched at once: no R2T goes on
+	 * the wire, and every solicited entry is asked for together.
+	 */
+	if (conn->ops->flags & IXT_XPRT_F_RDMA)
+		g.max_r2t = IXT_DPT_MAX_ENTRIES;
 	if (req->flags & ISCSI_FLAG_CMD_WRITE) {
 		if (ixt_dpt_unsol_len(g.xfer_len, imm,
 				      req->flags & ISCSI_FLAG_CMD_FINAL,
@@ -214,7 +221,10 @@ static void ixt_cmd_free(struct ixt_cmd *cmd)
 	ixt_bidi_free(cmd);
 	kvfree(cmd->big);
 	kfree(cmd->cdb);
-	kmem_cache_free(ixt_cmd_cache, cmd);
+	if (conn->ops->cmd_free)
+		conn->ops->cmd_free(cmd);
+	else
+		kmem_cache_free(ixt_cmd_cache, cmd);
 	ixt_conn_cmd_done(conn);
 }
 
@@ -229,6 +239,7 @@ void ixt_cmd_put(struct ixt_cmd *cmd)
 	if (refcount_dec_and_test(&cmd->ref))
 		ixt_cmd_free(cmd);
 }
+EXPORT_SYMBOL_GPL(ixt_cmd_put);
 
 /*
  * A write waiting for Data-Out that a task management function aborts:
@@ -268,7 +279,10 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 {
 	struct ixt_cmd *cmd;
 
-	cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
+	if (conn->ops->cmd_alloc)
+		cmd = conn->ops->cmd_alloc(conn);
+	else
+		cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return NULL;
 	atomic_inc(&conn->nr_cmds);
@@ -683,6 +697,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 	struct ixt_conn *conn = cmd->conn;
+	bool rdma = conn->ops->flags & IXT_XPRT_F_RDMA;
 	u32 max = READ_ONCE(conn->params.max_xmit_dlength);
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
 	const struct bio_vec *bvec = cmd->bvec;
@@ -702,6 +717,15 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	}
 	if (!len || !nr_bvec)
 		return ixt_queue_status(se_cmd);
+	/*
+	 * Over RDMA one Data-In stands for the whole buffer, which the
+	 * transport writes into the initiator's memory before it sends the
+	 * SCSI Response that follows it.
+	 */
+	if (rdma) {
+		max = len;
+		status = false;
+	}
 	atomic_long_add(len, &conn->sess->stats.txdata_octs);
 	if (status)
 		atomic_long_inc(&conn->sess->stats.rsp_pdus);
@@ -722,6 +746,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 		pdu->nr_bvec = nr_bvec;
 		pdu->bvec_off = off;
 		pdu->dlength = n;
+		if (rdma)
+			pdu->data_cmd = cmd;
 		hdr = (struct iscsi_data_rsp *)&pdu->hdr;
 		hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
 		hdr->itt = cmd->itt;

@@ -39,6 +39,7 @@
 #define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
 #define IXT_CMD_F_R2T_WAIT	4	/* counted in conn->r2t_waiting */
 #define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
+#define IXT_CMD_F_FETCH		6	/* RDMA transport fetches its data */
 
 /**
  * struct ixt_cmd_bidi - the read buffer of a bidirectional command
@@ -171,5 +172,6 @@ void ixt_dataout_start(struct ixt_cmd *cmd);
 void ixt_dataout_settle(struct ixt_cmd *cmd);
 void ixt_dataout_end(struct ixt_cmd *cmd);
 void ixt_dataout_send_r2ts(struct ixt_cmd *cmd);
+void ixt_dataout_fetched(struct ixt_cmd *cmd);
 
 #endif /* _ISCSI_XT_CMD_H */

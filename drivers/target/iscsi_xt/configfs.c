@@ -972,6 +972,7 @@ static ssize_t ixt_np_iser_store(struct config_item *item, const char *page,
 	struct ixt_np *np = ixt_item_to_np(item);
 	struct ixt_tpg *tpg = np->tpg;
 	bool iser;
+	int ret;
 
 	if (ixt_parse_flag(page, &iser)) {
 		pr_err("%s tpgt_%u: iser: 0 or 1 expected\n",
@@ -979,10 +980,15 @@ static ssize_t ixt_np_iser_store(struct config_item *item, const char *page,
 		return -EINVAL;
 	}
 	mutex_lock(&tpg->lock);
+	ret = ixt_portal_np_set_iser(np, tpg, iser);
+	if (ret) {
+		mutex_unlock(&tpg->lock);
+		return ret;
+	}
 	/* LIO counts an iSER portal as one more portal of the node. */
 	if (iser != np->iser)
 		atomic_add(iser ? 1 : -1, &tpg->tiqn->nr_portals);
-	np->iser = iser;
+	WRITE_ONCE(np->iser, iser);
 	mutex_unlock(&tpg->lock);
 	return count;
 }

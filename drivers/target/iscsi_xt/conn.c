@@ -4,6 +4,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -26,6 +27,7 @@ MODULE_PARM_DESC(max_login_conns,
 		 "Most connections in the login phase at once, over all portals; more are closed at accept (default 64)");
 
 struct workqueue_struct *ixt_wq;
+EXPORT_SYMBOL_GPL(ixt_wq);
 
 /* Connections that have not reached full feature phase. */
 static atomic_t ixt_login_conns = ATOMIC_INIT(0);
@@ -109,6 +111,7 @@ void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu)
 	kvfree(pdu->data);
 	kfree(pdu);
 }
+EXPORT_SYMBOL_GPL(ixt_tx_pdu_free);
 
 /**
  * ixt_conn_queue() - send a PDU on a connection
@@ -166,6 +169,7 @@ void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 		ixt_conn_close(conn);
 	ixt_tx_pdu_free(pdu);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_tx_done);
 
 /*
  * Sends a Reject for @hdr; with @close, nothing more is read and the
@@ -254,6 +258,50 @@ int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	mutex_unlock(&sess->rx_lock);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(ixt_conn_rx_hdr);
+
+/**
+ * ixt_conn_check_hdr() - check a received BHS
+ * @conn: the connection.
+ * @pdu: the PDU, its @hdr received; @reject is set to the reason of a
+ *	header to refuse (0 for a good one), whose data segment is then
+ *	read and ignored.
+ *
+ * Context: Process context: the transport's receive work.
+ * Return: 0, or -EMSGSIZE for a data segment longer than the connection
+ * takes: the transport cannot skip it and closes the connection.
+ */
+int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	int ret;
+
+	ret = ixt_pdu_check_bhs(&pdu->hdr, &conn->limits, &pdu->reject);
+	if (ret == -EMSGSIZE)
+		return ret;
+	if (!ret)
+		pdu->reject = 0;
+	else if (!pdu->reject)
+		pdu->reject = ISCSI_REASON_PROTOCOL_ERROR;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ixt_conn_check_hdr);
+
+/**
+ * ixt_conn_fetched() - an RDMA transport fetched a write's data
+ * @conn: the connection of the write.
+ * @cmd: the write, whose fetch the core asked for with the transport's
+ *	fetch op; the reference taken for the fetch goes.
+ *
+ * Context: Process context: the transport's receive work; takes the
+ * session's rx_lock.
+ */
+void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd)
+{
+	mutex_lock(&conn->sess->rx_lock);
+	ixt_dataout_fetched(cmd);
+	mutex_unlock(&conn->sess->rx_lock);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_fetched);
 
 /**
  * ixt_conn_rx_pdu() - hand a received PDU to the core
@@ -280,6 +328,7 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	ixt_sess_rx_ffp(conn, pdu);
 	mutex_unlock(&conn->sess->rx_lock);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_rx_pdu);
 
 static void ixt_conn_login_timeout(struct work_struct *work)
 {
@@ -333,6 +382,7 @@ bool ixt_conn_closing(struct ixt_conn *conn)
 {
 	return test_bit(IXT_CONN_F_CLOSING, &conn->flags);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_closing);
 
 /**
  * ixt_conn_close() - tear a connection down
@@ -351,6 +401,7 @@ void ixt_conn_close(struct ixt_conn *conn)
 	if (!test_and_set_bit(IXT_CONN_F_CLOSING, &conn->flags))
 		queue_work(ixt_wq, &conn->release_work);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_close);
 
 static void ixt_conn_release_work(struct work_struct *work)
 {
@@ -435,6 +486,7 @@ out_login_done:
 	ixt_conn_login_done(conn);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(ixt_conn_init);
 
 /**
  * ixt_conn_uninit() - undo ixt_conn_init() of a connection never started
@@ -452,6 +504,7 @@ void ixt_conn_uninit(struct ixt_conn *conn)
 	ixt_login_free(conn);
 	ixt_conn_login_done(conn);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_uninit);
 
 /**
  * ixt_conn_start() - start the login timer of a connection
@@ -466,6 +519,7 @@ void ixt_conn_start(struct ixt_conn *conn)
 	queue_delayed_work(ixt_wq, &conn->login_timeout,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_start);
 
 /**
  * ixt_conn_digest_error() - a PDU failed its header or data digest

@@ -255,6 +255,7 @@ bool ixt_addr_equal(const struct sockaddr_storage *a,
 		    const struct sockaddr_storage *b);
 int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg);
 void ixt_portal_np_del(struct ixt_np *np);
+int ixt_portal_np_set_iser(struct ixt_np *np, struct ixt_tpg *tpg, bool on);
 struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
 					const char *target_name);
 void ixt_tpg_put(struct ixt_tpg *tpg);
@@ -280,7 +281,9 @@ void ixt_conn_close(struct ixt_conn *conn);
 bool ixt_conn_closing(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
+int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);

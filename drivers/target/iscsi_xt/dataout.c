@@ -148,6 +148,14 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
 	ixt_cmd_put(cmd);
 }
 
+/* The last byte of a write the target core waits for is in: run it. */
+static void ixt_dataout_complete(struct ixt_cmd *cmd)
+{
+	/* The target core's reference keeps the command. */
+	ixt_dataout_end(cmd);
+	ixt_cmd_execute(cmd);
+}
+
 /**
  * ixt_dataout_settle() - end a data phase nobody waits for any more
  * @cmd: a write in its data phase, or out of it.
@@ -172,12 +180,72 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 		ixt_dataout_end(cmd);
 }
 
+/*
+ * Over RDMA the transport pulls the solicited data (RFC 7145: the R2Ts
+ * become RDMA READs), once per command, into the lines the table names;
+ * the fetch holds a reference until ixt_dataout_fetched().
+ */
+static void ixt_dataout_fetch(struct ixt_cmd *cmd)
+{
+	if (cmd->dpt.first_r2t == cmd->dpt.nr_entries ||
+	    test_and_set_bit(IXT_CMD_F_FETCH, &cmd->flags))
+		return;
+	refcount_inc(&cmd->ref);
+	cmd->conn->ops->fetch(cmd);
+}
+
+/**
+ * ixt_dataout_fetched() - an RDMA transport fetched a write's data
+ * @cmd: the write; the fetch's reference is dropped here.
+ *
+ * Every solicited entry of the data-pointer table is filled: counted in
+ * as if Data-Out had answered an R2T for each, with the same checks,
+ * and the write runs once its unsolicited data is in too. A write whose
+ * data phase ended meanwhile (aborted, or answered without its data)
+ * only lets go.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_fetched(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->conn;
+	struct ixt_dpt_place place;
+	struct ixt_dpt_r2t r2t;
+	int ret = 0;
+
+	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+		goto out_put;
+	while (!ret && !ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
+		ret = ixt_dpt_place(&cmd->dpt, r2t.ttt, r2t.offset,
+				    r2t.length, true, &place);
+		if (!ret)
+			ret = ixt_dpt_commit(&cmd->dpt, &place);
+	}
+	if (ret) {
+		pr_err_ratelimited("%s: fetched data of ITT 0x%08x does not fit its table: %d\n",
+				   conn->sess->initiator, ixt_itt(cmd->itt),
+				   ret);
+		ixt_conn_close(conn);
+		goto out_put;
+	}
+	atomic_long_add(cmd->dpt.xfer_len - cmd->dpt.unsol_len,
+			&conn->sess->stats.rxdata_octs);
+	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
+	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
+		ixt_dataout_settle(cmd);
+	else if (ixt_dpt_is_complete(&cmd->dpt))
+		ixt_dataout_complete(cmd);
+out_put:
+	ixt_cmd_put(cmd);
+}
+
 /**
  * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
  * @cmd: a write the target core waits for.
  *
  * Each R2T asks for one entry of the data-pointer table: one piece of
- * one cache line, at most MaxBurstLength bytes.
+ * one cache line, at most MaxBurstLength bytes. Over RDMA, the transport
+ * fetches all of them at once instead.
  *
  * Context: Process context (the connection's receive path).
  */
@@ -188,6 +256,10 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 	struct ixt_dpt_r2t r2t;
 	struct ixt_tx_pdu *pdu;
 
+	if (conn->ops->fetch) {
+		ixt_dataout_fetch(cmd);
+		return;
+	}
 	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
 		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->itt, 0);
 		if (!pdu)
@@ -336,9 +408,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return;
 	}
 	if (ixt_dpt_is_complete(&cmd->dpt)) {
-		/* The target core's reference keeps the command. */
-		ixt_dataout_end(cmd);
-		ixt_cmd_execute(cmd);
+		ixt_dataout_complete(cmd);
 		return;
 	}
 	ixt_dataout_send_r2ts(cmd);

@@ -109,6 +109,11 @@ static int ixt_st_collect(struct ixt_np *np, struct ixt_tpg *tpg, void *arg)
 
 	if (ctx->filter && strcmp(ctx->filter, tpg->tiqn->name))
 		return 0;
+	/* Over iSER, only the portals that serve iSER; np->iser is read
+	 * without the TPG lock: a portal being switched may go either way.
+	 */
+	if ((ctx->conn->ops->flags & IXT_XPRT_F_RDMA) && !READ_ONCE(np->iser))
+		return 0;
 	if (!ixt_st_visible(tpg, ctx->conn->sess->initiator))
 		return 0;
 	if (!ixt_st_format(ctx->conn, np, tpg->tpgt, e->addr))

@@ -6,6 +6,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <target/target_core_base.h>
@@ -454,6 +455,12 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 		return IXT_LS_INIT(AUTH_FAILED);
 
 	ixt_login_offer(login, &offer);
+	if (conn->ops->flags & IXT_XPRT_F_RDMA)
+		flags |= IXT_NEG_ISER;
+	/* Receive buffers of an iSER connection are posted in advance. */
+	if (conn->ops->max_recv_dlength)
+		offer.target_recv_dlength = min(offer.target_recv_dlength,
+						conn->ops->max_recv_dlength);
 	ixt_neg_init(login->neg, &offer, flags);
 	login->leading_done = true;
 	return 0;
@@ -576,6 +583,15 @@ static u16 ixt_login_join(struct ixt_conn *conn)
 	p->initiator_recv_dlength = neg->initiator_recv_dlength;
 	p->max_xmit_dlength = neg->max_xmit_dlength;
 	p->auth_method = neg->auth_method;
+	/*
+	 * The window of the session stays what its leading connection could
+	 * receive; a joining iSER connection posts receives for it.
+	 */
+	if (conn->ops->ffp_prepare) {
+		u32 depth = sess->cmdsn_depth;
+
+		conn->ops->ffp_prepare(conn, &depth);
+	}
 	ret = ixt_sess_join(sess, conn);
 	if (ret) {
 		pr_warn_ratelimited("%s: connection CID %u cannot join session TSIH %u: %d\n",
@@ -602,6 +618,7 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	struct ixt_login *login = conn->login;
 	struct ixt_login_status st = { };
 	struct ixt_sess *sess;
+	u32 depth;
 	int ret;
 
 	if (ixt_neg_finish(login->neg, &st))
@@ -630,9 +647,11 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 		return ret == -EACCES ? IXT_LS_INIT(TGT_FORBIDDEN) :
 					IXT_LS_TARGET(NO_RESOURCES);
 	}
+	depth = sess->se_sess ? sess->se_sess->se_node_acl->queue_depth : 1;
+	if (conn->ops->ffp_prepare)
+		conn->ops->ffp_prepare(conn, &depth);
 	if (sess->se_sess)
-		ixt_sess_window_start(sess,
-				      sess->se_sess->se_node_acl->queue_depth);
+		ixt_sess_window_start(sess, depth);
 	if (login->tpg)
 		ixt_stat_login_accept(login->tpg->tiqn);
 	pr_info("%s: %s session TSIH %u logged in from %pISpc\n",

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iscsi_xt: TCP listeners, one per portal address, shared by the TPGs. */
+/*
+ * iscsi_xt: listeners, one per portal address and transport, shared by
+ * the TPGs: TCP ones here, iSER ones through the iSER module's listener
+ * ops, which it registers when it loads.
+ */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -7,6 +11,8 @@
 #include <linux/ipv6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/kmod.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/slab.h>
@@ -29,7 +35,10 @@
  *	one per connection accepted from it.
  * @entry: link in ixt_portals, under ixt_portal_mutex, while listening.
  * @addr: the address and port listened on.
- * @sock: the listening socket; %NULL once stopped.
+ * @iser: an iSER listener (the iSER module's), not a TCP one.
+ * @lops: for @iser, the listener ops, whose module it references.
+ * @listener: for @iser, what @lops keeps of the listener.
+ * @sock: the listening socket of a TCP portal; %NULL once stopped.
  * @data_ready: the socket's own sk_data_ready, restored at stop.
  * @accept_work: accepts every pending connection.
  * @links: &struct ixt_portal_link of the nps using the portal, under
@@ -39,6 +48,9 @@ struct ixt_portal {
 	struct kref ref;
 	struct list_head entry;
 	struct sockaddr_storage addr;
+	bool iser;
+	const struct ixt_listener_ops *lops;
+	void *listener;
 	struct socket *sock;
 	void (*data_ready)(struct sock *sk);
 	struct work_struct accept_work;
@@ -75,9 +87,10 @@ struct ixt_tpg_use {
 
 /*
  * Protects ixt_portals, every portal's links, the start/stop of
- * listeners, and ixt_tpg_uses.
+ * listeners, ixt_tpg_uses and ixt_iser_lops.
  */
 static DEFINE_MUTEX(ixt_portal_mutex);
+static const struct ixt_listener_ops *ixt_iser_lops;
 static LIST_HEAD(ixt_portals);
 static LIST_HEAD(ixt_tpg_uses);
 static DECLARE_WAIT_QUEUE_HEAD(ixt_tpg_use_wq);
@@ -212,12 +225,28 @@ out_release_sock:
 	return ret;
 }
 
-/* Stops accepting; connections already accepted keep their reference. */
-static void ixt_portal_stop(struct ixt_portal *portal)
+/* Starts an iSER listener through the iSER module, loaded already. */
+static int ixt_portal_listen_iser(struct ixt_portal *portal)
+{
+	const struct ixt_listener_ops *lops = ixt_iser_lops;
+	int ret;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	if (!lops || !try_module_get(lops->owner))
+		return -ENODEV;
+	ret = lops->listen(portal, &portal->listener);
+	if (ret) {
+		module_put(lops->owner);
+		return ret;
+	}
+	portal->lops = lops;
+	return 0;
+}
+
+static void ixt_portal_stop_tcp(struct ixt_portal *portal)
 {
 	struct sock *sk = portal->sock->sk;
 
-	lockdep_assert_held(&ixt_portal_mutex);
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = portal->data_ready;
@@ -226,19 +255,34 @@ static void ixt_portal_stop(struct ixt_portal *portal)
 	kernel_sock_shutdown(portal->sock, SHUT_RDWR);
 	sock_release(portal->sock);
 	portal->sock = NULL;
+}
+
+/* Stops accepting; connections already accepted keep their reference. */
+static void ixt_portal_stop(struct ixt_portal *portal)
+{
+	lockdep_assert_held(&ixt_portal_mutex);
+	if (portal->iser) {
+		portal->lops->unlisten(portal, portal->listener);
+		module_put(portal->lops->owner);
+		portal->lops = NULL;
+	} else {
+		ixt_portal_stop_tcp(portal);
+	}
 	list_del(&portal->entry);
-	pr_info("stopped listening on %pISpc\n", &portal->addr);
+	pr_info("stopped listening on %pISpc%s\n", &portal->addr,
+		portal->iser ? " (iSER)" : "");
 	ixt_portal_put(portal);
 }
 
-static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr)
+static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr,
+						bool iser)
 {
 	struct ixt_portal *portal;
 	int ret;
 
 	lockdep_assert_held(&ixt_portal_mutex);
 	list_for_each_entry(portal, &ixt_portals, entry)
-		if (ixt_addr_equal(&portal->addr, addr))
+		if (portal->iser == iser && ixt_addr_equal(&portal->addr, addr))
 			return portal;
 
 	portal = kzalloc(sizeof(*portal), GFP_KERNEL);
@@ -246,18 +290,79 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&portal->ref);
 	portal->addr = *addr;
+	portal->iser = iser;
 	INIT_WORK(&portal->accept_work, ixt_portal_accept_work);
 	INIT_LIST_HEAD(&portal->links);
 
-	ret = ixt_portal_listen(portal);
+	ret = iser ? ixt_portal_listen_iser(portal) : ixt_portal_listen(portal);
 	if (ret) {
-		pr_err("cannot listen on %pISpc: %d\n", addr, ret);
+		pr_err("cannot listen on %pISpc%s: %d\n", addr,
+		       iser ? " (iSER)" : "", ret);
 		kfree(portal);
 		return ERR_PTR(ret);
 	}
 	list_add_tail(&portal->entry, &ixt_portals);
-	pr_info("listening on %pISpc\n", addr);
+	pr_info("listening on %pISpc%s\n", addr, iser ? " (iSER)" : "");
 	return portal;
+}
+
+static struct ixt_portal_link *ixt_portal_find_link(struct ixt_np *np,
+						    bool iser,
+						    struct ixt_portal **portalp)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry) {
+		if (portal->iser != iser)
+			continue;
+		list_for_each_entry(link, &portal->links, entry) {
+			if (link->np == np) {
+				*portalp = portal;
+				return link;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Links @np to the listener of its address for @iser, started if need be. */
+static int ixt_portal_link_add(struct ixt_np *np, struct ixt_tpg *tpg,
+			       bool iser)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	link->np = np;
+	link->tpg = tpg;
+	portal = ixt_portal_find_start(&np->addr, iser);
+	if (IS_ERR(portal)) {
+		kfree(link);
+		return PTR_ERR(portal);
+	}
+	list_add_tail(&link->entry, &portal->links);
+	return 0;
+}
+
+/* Unlinks @np from its listener for @iser, stopped if it was the last. */
+static void ixt_portal_link_del(struct ixt_np *np, bool iser)
+{
+	struct ixt_portal_link *link;
+	struct ixt_portal *portal;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	link = ixt_portal_find_link(np, iser, &portal);
+	if (WARN_ON_ONCE(!link))
+		return;
+	list_del(&link->entry);
+	kfree(link);
+	if (list_empty(&portal->links))
+		ixt_portal_stop(portal);
 }
 
 /**
@@ -275,69 +380,106 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr)
  */
 int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg)
 {
-	struct ixt_portal_link *link;
-	struct ixt_portal *portal;
-
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
-		return -ENOMEM;
-	link->np = np;
-	link->tpg = tpg;
+	int ret;
 
 	mutex_lock(&ixt_portal_mutex);
-	portal = ixt_portal_find_start(&np->addr);
-	if (IS_ERR(portal)) {
-		mutex_unlock(&ixt_portal_mutex);
-		kfree(link);
-		return PTR_ERR(portal);
-	}
-	list_add_tail(&link->entry, &portal->links);
+	ret = ixt_portal_link_add(np, tpg, false);
 	mutex_unlock(&ixt_portal_mutex);
-	return 0;
-}
-
-static struct ixt_portal_link *ixt_portal_find_link(struct ixt_np *np,
-						    struct ixt_portal **portalp)
-{
-	struct ixt_portal_link *link;
-	struct ixt_portal *portal;
-
-	lockdep_assert_held(&ixt_portal_mutex);
-	list_for_each_entry(portal, &ixt_portals, entry) {
-		list_for_each_entry(link, &portal->links, entry) {
-			if (link->np == np) {
-				*portalp = portal;
-				return link;
-			}
-		}
-	}
-	return NULL;
+	return ret;
 }
 
 /**
  * ixt_portal_np_del() - forget a configfs portal
  * @np: the portal going away; ixt_portal_np_add() succeeded for it.
  *
- * Stops the listener when @np was its last user. Connections accepted
- * from it stay up, as in LIO.
+ * Stops its listeners (TCP, and iSER if its iser attribute is set) when
+ * @np was their last user. Connections accepted from them stay up, as
+ * in LIO.
  *
  * Context: Process context; takes ixt_portal_mutex.
  */
 void ixt_portal_np_del(struct ixt_np *np)
 {
-	struct ixt_portal_link *link;
 	struct ixt_portal *portal;
 
 	mutex_lock(&ixt_portal_mutex);
-	link = ixt_portal_find_link(np, &portal);
-	if (!WARN_ON_ONCE(!link)) {
-		list_del(&link->entry);
-		kfree(link);
-		if (list_empty(&portal->links))
-			ixt_portal_stop(portal);
-	}
+	if (ixt_portal_find_link(np, true, &portal))
+		ixt_portal_link_del(np, true);
+	ixt_portal_link_del(np, false);
 	mutex_unlock(&ixt_portal_mutex);
 }
+
+/**
+ * ixt_portal_np_set_iser() - start or stop the iSER listener of a portal
+ * @np: the configfs portal, listening over TCP.
+ * @tpg: its TPG.
+ * @on: whether it should accept iSER connections too.
+ *
+ * Loads the iSER module the first time (as LIO loads ib_isert), then
+ * listens through it on the portal's address, sharing the listener with
+ * the other portals of that address. Stopping it leaves the connections
+ * it accepted up.
+ *
+ * Context: Process context; may load a module; takes ixt_portal_mutex.
+ * Caller serialises the calls for one portal (the TPG's lock).
+ * Return: 0, or the error of the module load or of the RDMA listener
+ * (-ENODEV when the module is not there, -EADDRNOTAVAIL when no RDMA
+ * device has the address, -EADDRINUSE, -ENOMEM).
+ */
+int ixt_portal_np_set_iser(struct ixt_np *np, struct ixt_tpg *tpg, bool on)
+{
+	struct ixt_portal *portal;
+	int ret = 0;
+
+	if (on && !READ_ONCE(ixt_iser_lops))
+		request_module("iscsi_xt_iser");
+	mutex_lock(&ixt_portal_mutex);
+	if (!on != !ixt_portal_find_link(np, true, &portal)) {
+		if (on)
+			ret = ixt_portal_link_add(np, tpg, true);
+		else
+			ixt_portal_link_del(np, true);
+	}
+	mutex_unlock(&ixt_portal_mutex);
+	return ret;
+}
+
+/**
+ * ixt_iser_register() - the iSER module offers its listeners
+ * @ops: its listener ops.
+ *
+ * Context: Process context, module init; takes ixt_portal_mutex.
+ * Return: 0, or -EBUSY when another module registered already.
+ */
+int ixt_iser_register(const struct ixt_listener_ops *ops)
+{
+	int ret = 0;
+
+	mutex_lock(&ixt_portal_mutex);
+	if (ixt_iser_lops)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(ixt_iser_lops, ops);
+	mutex_unlock(&ixt_portal_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ixt_iser_register);
+
+/**
+ * ixt_iser_unregister() - the iSER module goes
+ * @ops: what it registered. No portal listens through it: each holds a
+ *	reference on its module.
+ *
+ * Context: Process context, module exit; takes ixt_portal_mutex.
+ */
+void ixt_iser_unregister(const struct ixt_listener_ops *ops)
+{
+	mutex_lock(&ixt_portal_mutex);
+	if (ixt_iser_lops == ops)
+		WRITE_ONCE(ixt_iser_lops, NULL);
+	mutex_unlock(&ixt_portal_mutex);
+}
+EXPORT_SYMBOL_GPL(ixt_iser_unregister);
 
 static struct ixt_tpg_use *ixt_tpg_use_find(struct ixt_tpg *tpg)
 {
@@ -485,6 +627,9 @@ int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 
 	mutex_lock(&ixt_portal_mutex);
 	list_for_each_entry(portal, &ixt_portals, entry) {
+		/* Every np has a TCP listener; its iser flag tells the rest. */
+		if (portal->iser)
+			continue;
 		list_for_each_entry(link, &portal->links, entry) {
 			ret = fn(link->np, link->tpg, arg);
 			if (ret)
@@ -507,3 +652,4 @@ const struct sockaddr_storage *ixt_portal_addr(struct ixt_portal *portal)
 {
 	return &portal->addr;
 }
+EXPORT_SYMBOL_GPL(ixt_portal_addr);

@@ -537,9 +537,14 @@ static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 		len += sysfs_emit_at(page, len,
 				     "CID: %u  Connection State: TARG_CONN_STATE_LOGGED_IN\n",
 				     conn->cid);
+		/* LIO prints "SCTP" for every connection that is not TCP. */
 		len += sysfs_emit_at(page, len,
 				     "   Address %pISc %s  StatSN: 0x%08x\n",
-				     &conn->peer, "TCP", conn->stat_sn);
+				     &conn->peer,
+				     conn->ops->flags & IXT_XPRT_F_RDMA ?
+				     "iSER" : "TCP", conn->stat_sn);
+		if (conn->ops->show_info)
+			len = conn->ops->show_info(conn, page, len);
 	}
 	return len;
 }

@@ -238,8 +238,9 @@ static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
 	u32 rest = ixt_pdu_ahs_len(hdr);
 	int ret;
 
-	ret = ixt_pdu_check_bhs(hdr, &conn->limits, &tc->rx_pdu.reject);
-	if (ret == -EMSGSIZE) {
+	memcpy(&tc->rx_pdu.hdr, hdr, ISCSI_HDR_LEN);
+	ret = ixt_conn_check_hdr(conn, &tc->rx_pdu);
+	if (ret) {
 		/* Nothing sane to do with a segment that large: drop. */
 		pr_err_ratelimited("%pISpc: opcode 0x%02x with %u data bytes, limit %u\n",
 				   &conn->peer, hdr->opcode,
@@ -247,10 +248,6 @@ static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
 				   conn->limits.max_recv_dlength);
 		return ret;
 	}
-	if (!ret)
-		tc->rx_pdu.reject = 0;
-	else if (!tc->rx_pdu.reject)
-		tc->rx_pdu.reject = ISCSI_REASON_PROTOCOL_ERROR;
 
 	if (conn->digests & IXT_PDU_HDIGEST)
 		rest += IXT_TCP_DIGEST_LEN;

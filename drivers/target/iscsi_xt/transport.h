@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iscsi_xt: the contract between the transport-neutral core (login,
- * sessions, PDU dispatch) and a transport (TCP now, iSER later).
+ * sessions, PDU dispatch) and a transport (TCP in the core module, iSER
+ * in iscsi_xt_iser).
  *
  * A transport shows the core each PDU's header with ixt_conn_rx_hdr(),
  * which says where its data segment goes, delivers the whole PDU with
  * ixt_conn_rx_pdu() and reports its end with ixt_conn_close(); the core
  * hands it PDUs to send through &struct ixt_transport_ops.
+ *
+ * An RDMA transport (%IXT_XPRT_F_RDMA) moves the data of commands itself:
+ * the core queues one Data-In PDU for a read's whole buffer, which the
+ * transport writes with RDMA WRITEs, and asks it to fetch the solicited
+ * part of a write (RDMA READs) instead of sending R2Ts; the transport
+ * reports the fetched data with ixt_conn_fetched().
  */
 #ifndef _ISCSI_XT_TRANSPORT_H
 #define _ISCSI_XT_TRANSPORT_H
 
+#include <linux/bits.h>
 #include <linux/bvec.h>
 #include <linux/list.h>
 #include <linux/socket.h>
@@ -19,6 +27,8 @@
 
 struct ixt_cmd;
 struct ixt_conn;
+struct ixt_portal;
+struct module;
 
 /**
  * struct ixt_tx_pdu - a PDU queued for transmission
@@ -36,6 +46,9 @@ struct ixt_conn;
  *	and the data digest.
  * @cmd: set when the PDU is the response embedded in a command:
  *	ixt_tx_pdu_free() then tells the command instead of freeing it.
+ * @data_cmd: for an RDMA transport, the command whose buffer a Data-In
+ *	PDU describes (@bvec); the command outlives the PDU, whose response
+ *	is queued after it. %NULL otherwise.
  * @digests: IXT_PDU_HDIGEST and IXT_PDU_DDIGEST as in force when the
  *	PDU was queued, so that the final Login Response goes out without
  *	digests even though the connection turns them on right after it.
@@ -51,6 +64,7 @@ struct ixt_tx_pdu {
 	u32 bvec_off;
 	u32 dlength;
 	struct ixt_cmd *cmd;
+	struct ixt_cmd *data_cmd;
 	unsigned int digests;
 	bool close;
 };
@@ -95,9 +109,15 @@ struct ixt_rx_pdu {
 	bool answered;
 };
 
+/* &struct ixt_transport_ops.flags */
+#define IXT_XPRT_F_RDMA		BIT(0)	/* data moves by RDMA; no digests */
+
 /**
  * struct ixt_transport_ops - what the core asks of a transport
  * @name: short name for messages ("tcp").
+ * @flags: IXT_XPRT_F_* bits.
+ * @max_recv_dlength: the longest data segment the transport can receive,
+ *	which caps the TargetRecvDataSegmentLength offered; 0: no limit.
  * @queue: queue @pdu for transmission after the PDUs queued before it
  *	and take ownership of it. Any context but hard IRQ. Never fails: a
  *	connection that cannot send is closing, and the PDU is then freed
@@ -112,13 +132,63 @@ struct ixt_rx_pdu {
  *	context.
  * @local_addr: the address the initiator connected to (the connection's
  *	local end). Returns 0 or a negative errno. Process context.
+ * @cmd_alloc: optional: allocate a zeroed command with room for the
+ *	transport's state around it, or return %NULL. Process context.
+ * @cmd_free: frees what @cmd_alloc allocated, once the command is done
+ *	with; any context but hard IRQ. Both or neither are set.
+ * @ffp_prepare: optional: login succeeds and the connection is about to
+ *	enter full feature phase. @window holds the command window the
+ *	session wants; the transport lowers it to what it can receive.
+ *	Called from the receive path before the final Login Response is
+ *	queued. Process context.
+ * @fetch: RDMA transports: pull the solicited data of a write, bytes
+ *	[unsolicited length, Expected Data Transfer Length) of its buffer,
+ *	into its cache lines, then call ixt_conn_fetched() from the receive
+ *	path, or, if the connection fails first, drop the reference the
+ *	core took for the fetch with ixt_cmd_put(). Receive path.
+ * @show_info: optional: print the connection's communication context
+ *	(device, queue pair, negotiated RDMA limits) at @len in @page, one
+ *	or more lines indented by 3 spaces that contain neither "Address"
+ *	nor "STATE_" (rtslib parses the rest of the file); returns the new
+ *	length. Process context, under the session mutex: the connection
+ *	is in its session.
  */
 struct ixt_transport_ops {
 	const char *name;
+	unsigned int flags;
+	u32 max_recv_dlength;
 	void (*queue)(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 	void (*shutdown)(struct ixt_conn *conn);
 	void (*free)(struct ixt_conn *conn);
 	int (*local_addr)(struct ixt_conn *conn, struct sockaddr_storage *ss);
+	struct ixt_cmd *(*cmd_alloc)(struct ixt_conn *conn);
+	void (*cmd_free)(struct ixt_cmd *cmd);
+	void (*ffp_prepare)(struct ixt_conn *conn, u32 *window);
+	void (*fetch)(struct ixt_cmd *cmd);
+	ssize_t (*show_info)(struct ixt_conn *conn, char *page, ssize_t len);
 };
+
+/**
+ * struct ixt_listener_ops - how a transport module listens on portals
+ * @owner: the module; referenced while it listens for a portal.
+ * @listen: start listening on ixt_portal_addr() of @portal, and keep in
+ *	@priv what @unlisten needs. Connections it accepts are set up with
+ *	ixt_conn_init() on @portal. Returns 0 or a negative errno, as LIO's
+ *	transport would for the same address. Process context, under the
+ *	core's portal mutex.
+ * @unlisten: stop listening; connections already accepted stay up.
+ *	Process context, under the core's portal mutex.
+ *
+ * The iSER module registers these with ixt_iser_register(); the portals
+ * whose iser attribute is set use them.
+ */
+struct ixt_listener_ops {
+	struct module *owner;
+	int (*listen)(struct ixt_portal *portal, void **priv);
+	void (*unlisten)(struct ixt_portal *portal, void *priv);
+};
+
+int ixt_iser_register(const struct ixt_listener_ops *ops);
+void ixt_iser_unregister(const struct ixt_listener_ops *ops);
 
 #endif /* _ISCSI_XT_TRANSPORT_H */
