@@ -2,13 +2,15 @@
 #
 # iscsi_xt: out-of-tree build, install, checks, demo and benchmark.
 #
-#   make               build drivers/target/iscsi_xt/iscsi_xt.ko
+#   make               build drivers/target/iscsi_xt/iscsi_xt.ko and
+#                      iscsi_xt_iser.ko (the iSER transport)
 #   make install       install what make built into /lib/modules/$(KVER)/extra, depmod,
 #                      and the modprobe.d snippet that makes iscsi_xt stand
 #                      in for iscsi_target_mod
 #   make check         everything below, ending with "N passed, N failed"
 #   make demo          boot the VM and drive the module with targetcli
-#   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side
+#   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
+#                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
 #
 # KVER defaults to the kernel the test VM boots (build/kernel/KVER, written
 # by scripts/setup.sh) and, on a machine without it, to the running kernel;
@@ -57,6 +59,7 @@ install:
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/drivers/target/iscsi_xt/iscsi_xt.ko* \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/drivers/target/iscsi_xt/iscsi_xt_iser.ko* \
 		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
@@ -88,7 +91,8 @@ check:
 demo:
 	scripts/demo.sh
 
-# iscsi_xt against LIO's target in one VM boot; BENCH_FLAGS=-q for a quick run.
+# iscsi_xt against LIO's target in one VM boot; BENCH_FLAGS=-q for a quick run,
+# BENCH_FLAGS="-t tcp" or "-t iser" for one transport (scripts/bench/bench.sh).
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 

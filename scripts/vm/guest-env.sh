@@ -56,15 +56,26 @@ ixt_env_setup() {
 		ixt_env_die "cannot create soft-RoCE device rxe0"
 }
 
-# insmod the built module after the modules it depends on, which insmod
-# does not load itself.
-ixt_insmod() {
-	local dep
+# ixt_insmod_ko KO [PARAM...]: insmod a built module after the modules it
+# depends on, which insmod does not load itself.
+ixt_insmod_ko() {
+	local ko=$1 dep
 
-	for dep in $(modinfo -F depends "$IXT_KO" | tr , ' '); do
-		modprobe "$dep" || return 1
+	shift
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		[ -d "/sys/module/$dep" ] || modprobe "$dep" || return 1
 	done
-	insmod "$IXT_KO" "$@"
+	insmod "$ko" "$@"
+}
+
+# ixt_insmod [PARAM...]: the built iscsi_xt.
+ixt_insmod() {
+	ixt_insmod_ko "$IXT_KO" "$@"
+}
+
+# ixt_insmod_iser [PARAM...]: the built iSER transport, iscsi_xt loaded.
+ixt_insmod_iser() {
+	ixt_insmod_ko "${IXT_KO%/*}/iscsi_xt_iser.ko" "$@"
 }
 
 # The disks of the open-iscsi sessions, /dev/sdX one per line in LUN

@@ -3,7 +3,8 @@
 #
 # The configfs tree of iscsi_xt is LIO's: build one configuration (two
 # targets, two TPGs, LUNs on rd_mcp and on iblock over null_blk, ACLs with
-# one-way and mutual CHAP, IPv4, IPv6 and wildcard portals, iSER, discovery
+# one-way and mutual CHAP, IPv4, IPv6 and wildcard portals, iSER (turned
+# on, off and on again, and on an address no RDMA device has), discovery
 # auth, changed attributes and parameters) with plain mkdir/echo/ln, once
 # on LIO's iscsi_target_mod and once on iscsi_xt, each on a freshly loaded
 # target core, then compare:
@@ -52,6 +53,8 @@ dir=$(dirname "$(realpath "$0")")
 core=$IXT_CFS/core
 addr4=${IXT_ADDR4_T:-192.0.2.1}
 addr6=${IXT_ADDR6_T:-2001:db8::1}
+# The initiator's end of the test network: no RDMA device has it.
+addri=${IXT_ADDR4_I:-192.0.2.2}
 t1=iqn.2026-11.org.example:cfs1
 t2=iqn.2026-11.org.example:cfs2
 ini1=iqn.2026-11.org.example.vm:ini1
@@ -194,10 +197,11 @@ build() {
 	put tpg-target-secret "$tpg/auth/password_mutual"
 	put 1 "$tpg/enable"
 
-	# Target 2: a disabled TPG with an IPv6 portal and an unset ACL.
+	# Target 2: a disabled TPG with an IPv6 portal, a portal on an
+	# address without an RDMA device, and an unset ACL.
 	tpg=$f/$t2/tpgt_7
 	step mkdir -p "$tpg"
-	step mkdir "$tpg/np/[$addr6]:3262"
+	step mkdir "$tpg/np/[$addr6]:3262" "$tpg/np/$addri:3263"
 	step mkdir "$tpg/acls/$ini1"
 	put NULL "$tpg/acls/$ini1/auth/userid"
 	put NULL "$tpg/acls/$ini1/tag"
@@ -222,6 +226,7 @@ teardown() {
 probes() {
 	local a=$t1/tpgt_1/attrib p=$t1/tpgt_1/param
 	local acl=$t1/tpgt_1/acls/$ini1 np=$t1/tpgt_1/np/$addr4:3260
+	local npi=$t2/tpgt_7/np/$addri:3263
 
 	cat <<-EOF
 	cpus_allowed_list	0-1
@@ -278,6 +283,9 @@ probes() {
 	$p/IFMarkInt	1
 	$p/OFMarkInt	2048~2048
 	$np/iser	2
+	$np/iser	0
+	$np/iser	1
+	$npi/iser	1
 	$np/cxgbit	1
 	$np/cxgbit	0
 	$acl/cmdsn_depth	0
@@ -388,13 +396,14 @@ core_unload
 ixt_check "the configuration builds on LIO's iscsi_target_mod" built lio
 [ -s "$err" ] && show_file "$err"
 
-side ixt iscsi_xt ixt_load
+side ixt iscsi_xt ixt_insmod_iser
 ixt_check "the same configuration builds on iscsi_xt" built ixt
 ixt_check "the trees are identical: paths, permissions, values" compare tree
 ixt_check "the probe writes give the same results" compare probe
 ixt_check "refused writes change nothing on iscsi_xt" \
 	eval '! grep -P "\t[A-Z]+ CHANGED\t" "$work/ixt.probe"'
 ixt_check "every refused write logs a line on iscsi_xt" unlogged
+step rmmod iscsi_xt_iser
 step ixt_unload
 core_unload
 ixt_check "iscsi_xt unloads after the teardown" torn_down

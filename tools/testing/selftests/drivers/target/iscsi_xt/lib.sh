@@ -270,3 +270,222 @@ ixt_slab_growth() {
 		$3 - $2 >= limit { print $1, "+" ($3 - $2); grown = 1 }
 		END { exit grown }'
 }
+
+# iSER. The iSER tests run against one of two targets, chosen by
+# $IXT_TARGET:
+#   xt   (the default) iscsi_xt with its iSER transport, iscsi_xt_iser.ko,
+#        taken from beside $IXT_KO (else the installed module);
+#   lio  LIO's iscsi_target_mod + ib_isert, the reference the tests were
+#        proved against.
+# The initiator is open-iscsi's iser iface (ib_iser) on the VM's soft-RoCE
+# device rxe0.
+IXT_TARGET=${IXT_TARGET:-xt}
+
+# The iSER module of iscsi_xt: beside $IXT_KO, else the installed one.
+ixt_iser_ko() {
+	if [ -n "${IXT_KO:-}" ]; then
+		echo "${IXT_KO%/*}/iscsi_xt_iser.ko"
+	else
+		modinfo -n iscsi_xt_iser 2>/dev/null
+	fi
+}
+
+# The target's modules, the fabric module last: the order rmmod needs.
+ixt_target_modules() {
+	case $IXT_TARGET in
+	lio)	echo ib_isert iscsi_target_mod ;;
+	*)	echo iscsi_xt_iser iscsi_xt ;;
+	esac
+}
+
+# What an iSER test needs besides ixt_require_initiator: the target's
+# modules (SKIP for IXT_TARGET=xt while iscsi_xt_iser.ko is not built),
+# an RDMA device and the iSER initiator.
+ixt_require_iser() {
+	local ko
+
+	case $IXT_TARGET in
+	xt)
+		ixt_require_module
+		ko=$(ixt_iser_ko)
+		if [ -z "$ko" ] || [ ! -f "$ko" ]; then
+			ixt_skip_all "iscsi_xt's iSER transport is not built (${ko:-no iscsi_xt_iser module}); IXT_TARGET=lio runs this test on LIO"
+		fi
+		;;
+	lio)
+		if ! modinfo -n iscsi_target_mod ib_isert >/dev/null 2>&1; then
+			ixt_skip_all "LIO's iscsi_target_mod and ib_isert are not available"
+		fi
+		[ -d "$IXT_CFS" ] || modprobe target_core_mod ||
+			ixt_skip_all "target_core_mod unavailable"
+		mountpoint -q /sys/kernel/config ||
+			ixt_skip_all "configfs is not mounted"
+		;;
+	*)
+		ixt_skip_all "IXT_TARGET=$IXT_TARGET: xt or lio expected"
+		;;
+	esac
+	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
+		ixt_skip_all "needs an RDMA device (soft-RoCE rxe0: guest-env.sh)"
+	ixt_require_cmd rdma
+	modprobe -q ib_iser || ixt_skip_all "the iSER initiator ib_iser is unavailable"
+}
+
+# iscsi_xt and its iSER transport, after the RDMA modules it needs.
+ixt_insmod_iser() {
+	local ko
+
+	modprobe rdma_cm && modprobe ib_core || return 1
+	ixt_loaded || ixt_load || return 1
+	if [ -n "${IXT_KO:-}" ]; then
+		ko=$(ixt_iser_ko)
+		ixt_insmod_deps "$ko" && insmod "$ko"
+	else
+		modprobe --ignore-install iscsi_xt_iser
+	fi
+}
+
+# Load the target chosen by $IXT_TARGET, iSER included.
+ixt_target_load() {
+	case $IXT_TARGET in
+	lio)
+		modprobe --ignore-install iscsi_target_mod &&
+			modprobe --ignore-install ib_isert
+		;;
+	*)
+		ixt_insmod_iser
+		;;
+	esac
+}
+
+# Remove the fabric directory (it pins the fabric module) and unload the
+# target's modules; succeeds when none of them is left.
+ixt_target_unload() {
+	local m
+
+	[ -d "$IXT_FABRIC" ] && rmdir "$IXT_FABRIC"
+	for m in $(ixt_target_modules); do
+		[ -d "/sys/module/$m" ] && rmmod "$m"
+	done
+	for m in $(ixt_target_modules); do
+		[ ! -d "/sys/module/$m" ] || return 1
+	done
+}
+
+# ixt_node IFACE TARGET PORTAL ISCSIADM-ARG...: iscsiadm on the node
+# record of TARGET at PORTAL bound to IFACE ("default": TCP; "iser"),
+# quietly. Records of one target and portal through different ifaces are
+# different records, and each can have its session.
+ixt_node() {
+	local iface=$1 t=$2 p=$3
+
+	shift 3
+	iscsiadm -m node -T "$t" -p "$p" -I "$iface" "$@" >/dev/null 2>&1
+}
+
+# ixt_login IFACE TARGET PORTAL [NAME=VALUE...]: a fresh node record of
+# TARGET at PORTAL through IFACE, with one login attempt (a refusal comes
+# back at once) and the settings given, and log in; returns iscsiadm's
+# status (24: authentication or authorization failure).
+ixt_login() {
+	local iface=$1 t=$2 p=$3 kv
+
+	shift 3
+	ixt_node "$iface" "$t" "$p" -o delete
+	ixt_node "$iface" "$t" "$p" -o new || return
+	ixt_node "$iface" "$t" "$p" -o update \
+		-n node.session.initial_login_retry_max -v 1 || return
+	for kv in "$@"; do
+		ixt_node "$iface" "$t" "$p" -o update \
+			-n "${kv%%=*}" -v "${kv#*=}" || return
+	done
+	ixt_node "$iface" "$t" "$p" --login
+}
+
+# ixt_iser_login TARGET PORTAL [NAME=VALUE...]: ixt_login over iSER.
+ixt_iser_login() {
+	ixt_login iser "$@"
+}
+
+# ixt_iser_logout TARGET PORTAL: log the iSER session to TARGET out.
+ixt_iser_logout() {
+	ixt_node iser "$1" "$2" --logout
+}
+
+# ixt_sid TRANSPORT TARGET: the id of the open-iscsi session to TARGET
+# over TRANSPORT ("tcp" or "iser"), as "iscsiadm -m session" lists it
+# ("iser: [3] 192.0.2.1:3260,1 iqn... (non-flash)"); fails without one.
+ixt_sid() {
+	iscsiadm -m session 2>/dev/null | awk -v x="$1:" -v t="$2" '
+		$1 == x && $4 == t { gsub(/[][]/, "", $2); print $2; found = 1; exit }
+		END { exit !found }'
+}
+
+# ixt_sid_disk SID LUN: the disk (/dev/sdX) of LUN in open-iscsi session
+# SID, once it exists (waiting up to 60 s); fails otherwise.
+ixt_sid_disk() {
+	local d i
+
+	for ((i = 0; i < 300; i++)); do
+		d=$(iscsiadm -m session -r "$1" -P 3 2>/dev/null |
+			awk -v l="$2" '/Lun: / { lun = $NF }
+				/Attached scsi disk/ && lun == l { print $4; exit }')
+		[ -n "$d" ] && [ -b "/dev/$d" ] && echo "/dev/$d" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# ixt_sid_transport SID: the transport of open-iscsi session SID, from
+# its "Iface Transport:" line.
+ixt_sid_transport() {
+	iscsiadm -m session -r "$1" -P 1 2>/dev/null |
+		awk '/Iface Transport:/ { print $NF; exit }'
+}
+
+# ixt_rdma_cm STATE ADDR:PORT: the RDMA CM ids in STATE (LISTEN, CONNECT)
+# whose source or destination is ADDR:PORT, as "rdma res show cm_id"
+# lists them, one line each.
+ixt_rdma_cm() {
+	rdma res show cm_id 2>/dev/null |
+		awk -v s="$1" -v a="$2" '
+			{ st = sa = da = "" }
+			{ for (i = 1; i < NF; i++) {
+				if ($i == "state") st = $(i + 1)
+				if ($i == "src-addr") sa = $(i + 1)
+				if ($i == "dst-addr") da = $(i + 1)
+			} }
+			st == s && (sa == a || da == a)'
+}
+
+# Remove what targetcli would with "clearconfig", without its start-up
+# time (some 10 s in the VM): every target of the fabric (ACLs and their
+# mapped LUNs, LUNs, portals, TPGs), then every backstore of target
+# core. Succeeds when none is left.
+ixt_cfs_clear() {
+	local t g d
+
+	for g in "$IXT_FABRIC"/*/tpgt_*; do
+		[ -d "$g" ] || continue
+		for d in "$g"/acls/*/lun_* "$g"/lun/lun_*; do
+			[ -d "$d" ] || continue
+			find "$d" -maxdepth 1 -type l -exec rm {} +
+			rmdir "$d"
+		done
+		for d in "$g"/acls/* "$g"/np/*; do
+			[ -d "$d" ] && rmdir "$d"
+		done
+		rmdir "$g"
+	done
+	for t in "$IXT_FABRIC"/*; do
+		[ -d "$t" ] && [ "${t##*/}" != discovery_auth ] && rmdir "$t"
+	done
+	for d in "$IXT_CFS"/core/*_[0-9]*/*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+	for d in "$IXT_CFS"/core/*_[0-9]*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+	! ls -d "$IXT_FABRIC"/*/tpgt_* "$IXT_CFS"/core/*_[0-9]*/* >/dev/null 2>&1
+}
+

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The admin's path: "make install" puts iscsi_xt into the module tree with
-# a modprobe.d snippet, after which "modprobe iscsi_target_mod" and target
-# core's configfs autoload (mkdir of target/iscsi) bring up iscsi_xt, not
-# LIO's module. "make uninstall" takes it all away again.
+# The admin's path: "make install" puts iscsi_xt and iscsi_xt_iser into
+# the module tree with a modprobe.d snippet, after which "modprobe
+# iscsi_target_mod" and target core's configfs autoload (mkdir of
+# target/iscsi) bring up iscsi_xt, not LIO's module; a portal's iser
+# attribute (targetcli's enable_iser) loads iscsi_xt_iser on demand and
+# listens, and "modprobe ib_isert" brings up iscsi_xt_iser too. "make
+# uninstall" takes it all away again.
 #
 # Needs the source tree in $IXT_TOP and the kernel's headers; it changes
 # /lib/modules and /etc/modprobe.d, so it runs only where $IXT_IN_VM says
@@ -23,16 +26,18 @@ kver=$(uname -r)
 moddir=/lib/modules/$kver
 
 # Under emulation depmod's scan of the whole module tree takes minutes:
-# install into a tree that holds only what iscsi_target_mod and iscsi_xt
-# need (their dependency closure and the builtin lists), bind-mounted over
-# the real one for the duration of the test.
+# install into a tree that holds only what LIO's iSCSI modules and ours
+# need (the dependency closure of iscsi_target_mod, ib_isert and, for
+# iscsi_xt, libcrc32c, and the builtin lists), bind-mounted over the real
+# one for the duration of the test.
 mini_tree() {
-	local base=$1 tree=$1$moddir f
+	local base=$1 tree=$1$moddir f m
 
 	mkdir -p "$tree"
 	cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tree/"
-	modprobe --ignore-install --show-depends iscsi_target_mod |
-		awk '$1 == "insmod" { print $2 }' | while read -r f; do
+	for m in iscsi_target_mod ib_isert libcrc32c; do
+		modprobe --ignore-install --show-depends "$m"
+	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
 			mkdir -p "$(dirname "$tree/${f#"$moddir"/}")"
 			cp "$f" "$tree/${f#"$moddir"/}"
 		done
@@ -41,14 +46,27 @@ mini_tree() {
 
 installed() {
 	[ -n "$(find "/lib/modules/$kver/extra" -name 'iscsi_xt.ko*' 2>/dev/null)" ] &&
+		[ -n "$(find "/lib/modules/$kver/extra" -name 'iscsi_xt_iser.ko*' 2>/dev/null)" ] &&
 		[ -f /etc/modprobe.d/iscsi_xt.conf ]
+}
+
+# A portal on the VM's RDMA address with its iser attribute set: the
+# write loads iscsi_xt_iser, which listens on the portal's address.
+iser_on_demand() {
+	local tpg=$IXT_FABRIC/iqn.2026-11.org.example.install:t1/tpgt_1
+	local np=$tpg/np/$IXT_ADDR4_T:3260
+
+	mkdir -p "$np" && echo 1 >"$np/iser" &&
+		[ -d /sys/module/iscsi_xt_iser ] &&
+		rdma res show cm_id 2>/dev/null | grep -q "LISTEN.*src-addr $IXT_ADDR4_T:3260" &&
+		echo 0 >"$np/iser" && rmdir "$np" "$tpg" "${tpg%/*}"
 }
 
 only_xt_loaded() {
 	ixt_loaded && [ ! -d /sys/module/iscsi_target_mod ]
 }
 
-ixt_begin 5
+ixt_begin 8
 
 mini=$(mktemp -d)
 mini_tree "$mini"
@@ -64,6 +82,13 @@ rmmod iscsi_xt
 
 mkdir "$IXT_FABRIC"
 ixt_check "configfs autoload of the iscsi fabric brings up iscsi_xt" only_xt_loaded
+ixt_check "setting a portal's iser attribute loads iscsi_xt_iser, which listens" \
+	iser_on_demand
+rmmod iscsi_xt_iser
+modprobe ib_isert
+ixt_check "modprobe ib_isert brings up iscsi_xt_iser" \
+	eval '[ -d /sys/module/iscsi_xt_iser ] && [ ! -d /sys/module/ib_isert ]'
+rmmod iscsi_xt_iser
 ixt_unload
 ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
 

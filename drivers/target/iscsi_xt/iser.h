@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_xt_iser: the iSER transport (RFC 7145), shared by its files.
+ *
+ * Lifetimes:
+ * - a &struct ixt_iser_dev (protection domain of one RDMA device) is
+ *   referenced by each connection on the device, and freed with the last;
+ * - a &struct ixt_iser_conn is the core's connection: its release work
+ *   calls ixt_iser_shutdown(), which drains the queue pair, so that no
+ *   work request of it is outstanding, and then ixt_iser_free();
+ * - a command's RDMA transfers (&struct ixt_iser_xfer) keep its lines:
+ *   a fetch (RDMA READs) holds a reference on the command; a Data-In
+ *   (RDMA WRITEs) is followed on the same send queue by the command's
+ *   response, which holds the target core's reference until it completes.
+ */
+#ifndef _ISCSI_XT_ISER_H
+#define _ISCSI_XT_ISER_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <scsi/iser.h>
+#include <iscsi_xt/rdma_desc.h>
+
+#include "cmd.h"
+#include "conn.h"
+
+/* iSER header and BHS, at the start of every message. */
+#define IXT_ISER_HDRS_LEN	(sizeof(struct iser_ctrl) + ISCSI_HDR_LEN)
+
+/* TargetRecvDataSegmentLength at most: what a receive buffer holds. */
+#define IXT_ISER_RX_DSEG	8192
+/* Receive buffer pages: the data segment and up to 1 KiB of AHS. */
+#define IXT_ISER_RX_PAGES	DIV_ROUND_UP(IXT_ISER_RX_DSEG + 1024, PAGE_SIZE)
+/* Data segment SGEs of a Send: 8 KiB in pages, wherever it starts. */
+#define IXT_ISER_TX_DATA_SGE	(IXT_ISER_RX_DSEG / PAGE_SIZE + 1)
+/* Receives posted during login. */
+#define IXT_ISER_LOGIN_RX	4
+/* Receives kept for PDUs outside the command window (NOP-Out, TMF...). */
+#define IXT_ISER_UNEXPECTED	16
+/* Send descriptors of a connection. */
+#define IXT_ISER_NR_TX		64
+/* RDMA work requests built and posted at once. */
+#define IXT_ISER_POST_BATCH	16
+/* Local pieces a command's transfer carries inline (256 KiB in 32 KiB). */
+#define IXT_ISER_XFER_INLINE	9
+
+/* What the cm_id's context points at. */
+enum ixt_iser_ctx {
+	IXT_ISER_CTX_LISTENER,
+	IXT_ISER_CTX_CONN,
+};
+
+/**
+ * struct ixt_iser_dev - an RDMA device the transport uses
+ * @ref: one per connection on the device.
+ * @entry: in the list of devices, under the device mutex.
+ * @ibdev: the device.
+ * @pd: the protection domain of every connection on it.
+ */
+struct ixt_iser_dev {
+	struct kref ref;
+	struct list_head entry;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+};
+
+/**
+ * struct ixt_iser_rx - a receive buffer
+ * @cqe: completion of its receive.
+ * @wr: its receive work request.
+ * @sge: the iSER header and BHS, then the pages.
+ * @entry: on the connection's rx_done list once received.
+ * @hdr: the iSER header and BHS (%IXT_ISER_HDRS_LEN bytes).
+ * @pages: AHS and data segment.
+ * @byte_len: bytes received.
+ * @ic: its connection.
+ */
+struct ixt_iser_rx {
+	struct ib_cqe cqe;
+	struct ib_recv_wr wr;
+	struct ib_sge sge[1 + IXT_ISER_RX_PAGES];
+	struct list_head entry;
+	void *hdr;
+	struct page *pages[IXT_ISER_RX_PAGES];
+	u32 byte_len;
+	struct ixt_iser_conn *ic;
+};
+
+/**
+ * struct ixt_iser_tx - a Send descriptor
+ * @cqe: completion of its Send.
+ * @wr: the Send work request.
+ * @sge: the iSER header and BHS, then the data segment.
+ * @entry: on the connection's free list while unused.
+ * @hdr: the iSER header and BHS.
+ * @pdu: the PDU being sent; %NULL while free.
+ * @nr_sge: SGEs in use.
+ * @ic: its connection.
+ */
+struct ixt_iser_tx {
+	struct ib_cqe cqe;
+	struct ib_send_wr wr;
+	struct ib_sge sge[1 + IXT_ISER_TX_DATA_SGE];
+	struct list_head entry;
+	void *hdr;
+	struct ixt_tx_pdu *pdu;
+	u32 nr_sge;
+	struct ixt_iser_conn *ic;
+};
+
+/**
+ * struct ixt_iser_xfer - one RDMA transfer of a command (the REQUEST
+ *	STATE of the descriptor builder, with what it needs to finish)
+ * @cqe: completion of the transfer's last work request.
+ * @entry: on the connection's rd_wait list (a fetch waiting for send
+ *	queue slots) or fetched list (a fetch done, for the rx work).
+ * @st: the builder's state: where the next work request starts.
+ * @pieces: the local pieces, DMA-mapped; @inl or kmalloc'ed.
+ * @nr_pieces: pieces mapped.
+ * @max_pieces: room at @pieces.
+ * @rkey: the initiator's STag.
+ * @read: RDMA READs (a fetch) rather than RDMA WRITEs (Data-In).
+ * @mapped: @pieces are mapped and must be unmapped.
+ * @pdu: the Data-In PDU a WRITE transfer stands for; freed at its end.
+ * @inl: inline room for @pieces.
+ */
+struct ixt_iser_xfer {
+	struct ib_cqe cqe;
+	struct list_head entry;
+	struct ixt_rd_state st;
+	struct ixt_rd_piece *pieces;
+	u32 nr_pieces;
+	u32 max_pieces;
+	u32 rkey;
+	bool read;
+	bool mapped;
+	struct ixt_tx_pdu *pdu;
+	struct ixt_rd_piece inl[IXT_ISER_XFER_INLINE];
+};
+
+/**
+ * struct ixt_iser_cmd - a command of an iSER connection
+ * @cmd: the core's command.
+ * @flags: the iSER header's flags (%ISER_WSV, %ISER_RSV).
+ * @write_stag: STag of the initiator's write buffer, with %ISER_WSV.
+ * @write_va: its address: that of the first solicited byte.
+ * @read_stag: STag of the initiator's read buffer, with %ISER_RSV.
+ * @read_va: its address.
+ * @in: the Data-In transfer (RDMA WRITEs).
+ * @out: the fetch of the solicited data (RDMA READs).
+ */
+struct ixt_iser_cmd {
+	struct ixt_cmd cmd;
+	u8 flags;
+	u32 write_stag;
+	u64 write_va;
+	u32 read_stag;
+	u64 read_va;
+	struct ixt_iser_xfer in;
+	struct ixt_iser_xfer out;
+};
+
+static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
+{
+	return container_of(cmd, struct ixt_iser_cmd, cmd);
+}
+
+/**
+ * struct ixt_iser_conn - an iSER connection
+ * @conn: the core's connection.
+ * @ctx: %IXT_ISER_CTX_CONN; what @cm_id's context points at.
+ * @entry: in the list of iSER connections, under its lock.
+ * @cm_id: the RDMA CM identifier.
+ * @dev: the device, referenced.
+ * @cq: completion queue of both work queues (IB_POLL_WORKQUEUE: every
+ *	completion handler runs in process context).
+ * @qp: the queue pair.
+ * @snd_w_inv: the initiator takes Send with Invalidate.
+ * @max_sge_wr: SGEs per RDMA WRITE.
+ * @max_sge_rd: SGEs per RDMA READ.
+ * @max_wr_len: bytes per RDMA work request.
+ * @send_depth: work requests the send queue holds (ixt_iser_send_depth
+ *	as the connection was accepted).
+ * @rx_max: receives the queue pair holds.
+ * @ord: RDMA READs the target may have outstanding (initiator depth).
+ * @rx_lock: protects @rx_done, @fetched and @stopping.
+ * @rx_done: receives completed, for @rx_work, in order.
+ * @fetched: fetches completed, for @rx_work.
+ * @stopping: shutdown began: completions no longer schedule @rx_work.
+ * @rx_work: hands received PDUs and fetched data to the core (the
+ *	connection's receive path); delayed only when the core puts a PDU
+ *	off (no cache lines free).
+ * @rx_pdu: the PDU being handed over; @rx_work only.
+ * @rx: every receive buffer, posted or not; @nr_rx of them, grown only
+ *	by the receive path.
+ * @nr_rx: receive buffers.
+ * @tx_lock: protects @tx_queue, @rd_wait, @tx_free, @sq_free, @tx_dead
+ *	and the scratch arrays below; taken with spin_lock_bh().
+ * @tx_queue: PDUs to send, in order; a Data-In stays at the head until
+ *	its last RDMA WRITE is posted.
+ * @rd_wait: fetches with RDMA READs left to post.
+ * @tx_free: free Send descriptors.
+ * @sq_free: send queue slots free; every work request is signaled and
+ *	gives its slot back when it completes.
+ * @tx_dead: shutdown began: PDUs are freed, not sent.
+ * @tx: the Send descriptors.
+ * @credit_cqe: completion of an RDMA work request that is not the last
+ *	of its transfer: it only gives a slot back.
+ * @rd_wr: scratch: work requests the builder emits.
+ * @rd_sge: scratch: their SGEs.
+ * @ib_wr: scratch: the same as posted.
+ * @ib_sge: scratch: their SGEs as posted.
+ */
+struct ixt_iser_conn {
+	struct ixt_conn conn;
+	enum ixt_iser_ctx ctx;
+	struct list_head entry;
+	struct rdma_cm_id *cm_id;
+	struct ixt_iser_dev *dev;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	bool snd_w_inv;
+	u32 max_sge_wr;
+	u32 max_sge_rd;
+	u32 max_wr_len;
+	u32 send_depth;
+	u32 rx_max;
+	u32 ord;
+
+	spinlock_t rx_lock;	/* protects rx_done, fetched, stopping */
+	struct list_head rx_done;
+	struct list_head fetched;
+	bool stopping;
+	struct delayed_work rx_work;
+	struct ixt_rx_pdu rx_pdu;
+	struct ixt_iser_rx **rx;
+	u32 nr_rx;
+
+	spinlock_t tx_lock;	/* protects the transmit side, see above */
+	struct list_head tx_queue;
+	struct list_head rd_wait;
+	struct list_head tx_free;
+	u32 sq_free;
+	bool tx_dead;
+	struct ixt_iser_tx *tx[IXT_ISER_NR_TX];
+	struct ib_cqe credit_cqe;
+	struct ixt_rd_wr rd_wr[IXT_ISER_POST_BATCH];
+	struct ixt_rd_sge *rd_sge;
+	struct ib_rdma_wr ib_wr[IXT_ISER_POST_BATCH];
+	struct ib_sge *ib_sge;
+};
+
+static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
+{
+	return container_of(conn, struct ixt_iser_conn, conn);
+}
+
+/**
+ * struct ixt_iser_stats - what the iSER transport did, over all its
+ *	connections since it loaded (debugfs iscsi_xt_iser/stats)
+ * @rdma_writes: RDMA WRITE work requests posted (Data-In).
+ * @rdma_reads: RDMA READ work requests posted (fetches of solicited data).
+ * @xfers: transfers built (one per Data-In or fetch).
+ * @sq_waits: times a transfer found the send queue full and waited for
+ *	completions to continue.
+ */
+struct ixt_iser_stats {
+	atomic64_t rdma_writes;
+	atomic64_t rdma_reads;
+	atomic64_t xfers;
+	atomic64_t sq_waits;
+};
+
+/* iser_main.c */
+extern struct ixt_iser_stats ixt_iser_stats;
+extern unsigned int ixt_iser_send_depth;
+extern unsigned int ixt_iser_recv_depth;
+extern unsigned int ixt_iser_dbg_max_sge;
+extern unsigned int ixt_iser_dbg_max_wr_len;
+struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev);
+void ixt_iser_dev_put(struct ixt_iser_dev *dev);
+
+/* iser_conn.c */
+extern const struct ixt_transport_ops ixt_iser_ops;
+int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
+		    struct ixt_portal *portal);
+void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
+			    struct rdma_cm_event *ev);
+void ixt_iser_conns_close(struct ib_device *ibdev);
+void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x);
+
+/* iser_tx.c */
+void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
+void ixt_iser_fetch(struct ixt_cmd *cmd);
+int ixt_iser_tx_init(struct ixt_iser_conn *ic);
+void ixt_iser_tx_stop(struct ixt_iser_conn *ic);
+void ixt_iser_tx_free(struct ixt_iser_conn *ic);
+int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces);
+void ixt_iser_xfer_release(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x);
+
+#endif /* _ISCSI_XT_ISER_H */

@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt_iser: connections: accepting an RDMA CM request with its
+ * iSER CM header, the queue pair, receive buffers and the receive path
+ * that hands PDUs to the core, and teardown.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/gfp.h>
+#include <linux/minmax.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+
+#include <rdma/ib_cm.h>
+
+#include "iser.h"
+
+/* PDUs the receive work hands over before it yields. */
+#define IXT_ISER_RX_BUDGET	32
+
+/* Every iSER connection, for device removal and module exit. */
+static DEFINE_SPINLOCK(ixt_iser_conns_lock);
+static LIST_HEAD(ixt_iser_conns);
+static DECLARE_WAIT_QUEUE_HEAD(ixt_iser_conns_wq);
+static atomic_t ixt_iser_comp_vector = ATOMIC_INIT(0);
+
+static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static void ixt_iser_rx_free(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u32 i;
+
+	for (i = 0; i < IXT_ISER_RX_PAGES; i++) {
+		if (!rx->pages[i])
+			break;
+		if (rx->sge[1 + i].addr)
+			ib_dma_unmap_page(ibdev, rx->sge[1 + i].addr,
+					  PAGE_SIZE, DMA_FROM_DEVICE);
+		__free_page(rx->pages[i]);
+	}
+	if (rx->sge[0].addr)
+		ib_dma_unmap_single(ibdev, rx->sge[0].addr, IXT_ISER_HDRS_LEN,
+				    DMA_FROM_DEVICE);
+	kfree(rx->hdr);
+	kfree(rx);
+}
+
+/* A receive buffer in page-sized pieces: no high-order allocation. */
+static struct ixt_iser_rx *ixt_iser_rx_alloc(struct ixt_iser_conn *ic)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ixt_iser_rx *rx;
+	u32 i;
+
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx)
+		return NULL;
+	rx->ic = ic;
+	rx->cqe.done = ixt_iser_rx_done;
+	rx->hdr = kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
+	if (!rx->hdr)
+		goto out_free;
+	rx->sge[0].addr = ib_dma_map_single(ibdev, rx->hdr, IXT_ISER_HDRS_LEN,
+					    DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, rx->sge[0].addr)) {
+		rx->sge[0].addr = 0;
+		goto out_free;
+	}
+	rx->sge[0].length = IXT_ISER_HDRS_LEN;
+	for (i = 0; i < IXT_ISER_RX_PAGES; i++) {
+		rx->pages[i] = alloc_page(GFP_KERNEL);
+		if (!rx->pages[i])
+			goto out_free;
+		rx->sge[1 + i].addr = ib_dma_map_page(ibdev, rx->pages[i], 0,
+						      PAGE_SIZE,
+						      DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, rx->sge[1 + i].addr)) {
+			rx->sge[1 + i].addr = 0;
+			goto out_free;
+		}
+		rx->sge[1 + i].length = PAGE_SIZE;
+	}
+	for (i = 0; i < ARRAY_SIZE(rx->sge); i++)
+		rx->sge[i].lkey = ic->dev->pd->local_dma_lkey;
+	rx->wr.wr_cqe = &rx->cqe;
+	rx->wr.sg_list = rx->sge;
+	rx->wr.num_sge = ARRAY_SIZE(rx->sge);
+	return rx;
+
+out_free:
+	ixt_iser_rx_free(ic, rx);
+	return NULL;
+}
+
+static int ixt_iser_rx_post(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u32 i;
+
+	ib_dma_sync_single_for_device(ibdev, rx->sge[0].addr,
+				      IXT_ISER_HDRS_LEN, DMA_FROM_DEVICE);
+	for (i = 1; i < ARRAY_SIZE(rx->sge); i++)
+		ib_dma_sync_single_for_device(ibdev, rx->sge[i].addr,
+					      PAGE_SIZE, DMA_FROM_DEVICE);
+	return ib_post_recv(ic->qp, &rx->wr, NULL);
+}
+
+/* Adds and posts receive buffers until @nr exist; returns how many do. */
+static u32 ixt_iser_rx_grow(struct ixt_iser_conn *ic, u32 nr)
+{
+	struct ixt_iser_rx *rx;
+
+	nr = min(nr, ic->rx_max);
+	while (ic->nr_rx < nr) {
+		rx = ixt_iser_rx_alloc(ic);
+		if (!rx)
+			break;
+		if (ixt_iser_rx_post(ic, rx)) {
+			ixt_iser_rx_free(ic, rx);
+			break;
+		}
+		ic->rx[ic->nr_rx++] = rx;
+	}
+	return ic->nr_rx;
+}
+
+static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
+					      cqe);
+	struct ixt_iser_conn *ic = rx->ic;
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u32 i;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("%pISpc: receive failed: %s\n",
+					   &ic->conn.peer,
+					   ib_wc_status_msg(wc->status));
+		ixt_conn_close(&ic->conn);
+		return;
+	}
+	rx->byte_len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(ibdev, rx->sge[0].addr, IXT_ISER_HDRS_LEN,
+				   DMA_FROM_DEVICE);
+	for (i = 1; i < ARRAY_SIZE(rx->sge); i++)
+		ib_dma_sync_single_for_cpu(ibdev, rx->sge[i].addr, PAGE_SIZE,
+					   DMA_FROM_DEVICE);
+	spin_lock_bh(&ic->rx_lock);
+	if (!ic->stopping) {
+		list_add_tail(&rx->entry, &ic->rx_done);
+		queue_delayed_work(ixt_wq, &ic->rx_work, 0);
+	}
+	spin_unlock_bh(&ic->rx_lock);
+}
+
+/**
+ * ixt_iser_rx_fetched() - hand a finished fetch to the receive path
+ * @ic: the connection.
+ * @x: the fetch (a command's out transfer), holding its reference.
+ *
+ * Context: Process context (a completion handler).
+ */
+void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
+{
+	bool stopping;
+
+	spin_lock_bh(&ic->rx_lock);
+	stopping = ic->stopping;
+	if (!stopping) {
+		list_add_tail(&x->entry, &ic->fetched);
+		queue_delayed_work(ixt_wq, &ic->rx_work, 0);
+	}
+	spin_unlock_bh(&ic->rx_lock);
+	if (stopping)
+		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
+}
+
+/* Copies a data segment from a receive buffer into the core's pages. */
+static int ixt_iser_rx_copy(struct ixt_iser_rx *rx, u32 off, u32 len,
+			    struct ixt_rx_pdu *pdu)
+{
+	struct iov_iter iter;
+	u32 n;
+
+	iov_iter_bvec(&iter, ITER_DEST, pdu->bvec, pdu->nr_bvec,
+		      pdu->bvec_off + len);
+	iov_iter_advance(&iter, pdu->bvec_off);
+	while (len) {
+		n = min_t(u32, len, PAGE_SIZE - off % PAGE_SIZE);
+		if (copy_to_iter(page_address(rx->pages[off / PAGE_SIZE]) +
+				 off % PAGE_SIZE, n, &iter) != n)
+			return -EFAULT;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Copies a data segment into a buffer of its own, for the core. */
+static void *ixt_iser_rx_linear(struct ixt_iser_rx *rx, u32 off, u32 len)
+{
+	u8 *buf = kvmalloc(len, GFP_KERNEL);
+	u32 n, done = 0;
+
+	if (!buf)
+		return NULL;
+	while (done < len) {
+		n = min_t(u32, len - done, PAGE_SIZE - off % PAGE_SIZE);
+		memcpy(buf + done, page_address(rx->pages[off / PAGE_SIZE]) +
+		       off % PAGE_SIZE, n);
+		off += n;
+		done += n;
+	}
+	return buf;
+}
+
+/* Keeps what the iSER header says of a new command's initiator buffers. */
+static int ixt_iser_rx_cmd(struct ixt_iser_conn *ic,
+			   const struct iser_ctrl *ctrl, struct ixt_cmd *cmd)
+{
+	const struct iscsi_scsi_req *req = (const void *)(ctrl + 1);
+	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
+	u32 nr_in = cmd->bidi ? cmd->bidi->nr_lines : cmd->nr_lines;
+	int ret = 0;
+
+	icmd->flags = ctrl->flags;
+	icmd->write_stag = be32_to_cpu(ctrl->write_stag);
+	icmd->write_va = be64_to_cpu(ctrl->write_va);
+	icmd->read_stag = be32_to_cpu(ctrl->read_stag);
+	icmd->read_va = be64_to_cpu(ctrl->read_va);
+	if (!cmd->nr_lines)
+		return 0;
+	if (req->flags & ISCSI_FLAG_CMD_READ)
+		ret = ixt_iser_xfer_alloc(&icmd->in, nr_in);
+	if (!ret && test_bit(IXT_CMD_F_SLOT, &cmd->flags))
+		ret = ixt_iser_xfer_alloc(&icmd->out, cmd->nr_lines);
+	return ret;
+}
+
+/*
+ * Hands one received message to the core. Returns 0, -EAGAIN when the
+ * core puts it off (call again with the same buffer), or an errno that
+ * closes the connection.
+ */
+static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
+{
+	const struct iser_ctrl *ctrl = rx->hdr;
+	struct ixt_conn *conn = &ic->conn;
+	struct ixt_rx_pdu *pdu = &ic->rx_pdu;
+	u32 ahs, dlen;
+	int ret;
+
+	if (rx->byte_len < IXT_ISER_HDRS_LEN) {
+		pr_err_ratelimited("%pISpc: %u-byte message, shorter than the iSER header and BHS\n",
+				   &conn->peer, rx->byte_len);
+		return -EPROTO;
+	}
+	if ((ctrl->flags & 0xf0) != ISCSI_CTRL) {
+		pr_err_ratelimited("%pISpc: iSER message 0x%02x not supported\n",
+				   &conn->peer, ctrl->flags);
+		return -EPROTO;
+	}
+	memset(pdu, 0, sizeof(*pdu));
+	memcpy(&pdu->hdr, ctrl + 1, ISCSI_HDR_LEN);
+	ret = ixt_conn_check_hdr(conn, pdu);
+	if (ret) {
+		pr_err_ratelimited("%pISpc: opcode 0x%02x with %u data bytes, limit %u\n",
+				   &conn->peer, pdu->hdr.opcode,
+				   ixt_pdu_dlength(&pdu->hdr),
+				   conn->limits.max_recv_dlength);
+		return ret;
+	}
+	ahs = ixt_pdu_ahs_len(&pdu->hdr);
+	dlen = ixt_pdu_dlength(&pdu->hdr);
+	if (IXT_ISER_HDRS_LEN + ahs + dlen > rx->byte_len) {
+		pr_err_ratelimited("%pISpc: opcode 0x%02x: %u bytes of AHS and data announced, %u received\n",
+				   &conn->peer, pdu->hdr.opcode, ahs + dlen,
+				   rx->byte_len - (u32)IXT_ISER_HDRS_LEN);
+		return -EPROTO;
+	}
+	pdu->ahs = ahs ? page_address(rx->pages[0]) : NULL;
+	pdu->dlength = dlen;
+	ret = ixt_conn_rx_hdr(conn, pdu);
+	if (ret)
+		return ret;
+	if (pdu->cmd && (pdu->hdr.opcode & ISCSI_OPCODE_MASK) ==
+	    ISCSI_OP_SCSI_CMD) {
+		ret = ixt_iser_rx_cmd(ic, ctrl, pdu->cmd);
+		if (ret)
+			return ret;
+	}
+	if (dlen && !pdu->discard) {
+		if (pdu->bvec) {
+			ret = ixt_iser_rx_copy(rx, ahs, dlen, pdu);
+			if (WARN_ON_ONCE(ret))
+				return ret;
+		} else {
+			pdu->data = ixt_iser_rx_linear(rx, ahs, dlen);
+			if (!pdu->data)
+				return -ENOMEM;
+		}
+	}
+	ixt_conn_rx_pdu(conn, pdu);
+	kvfree(pdu->data);
+	pdu->data = NULL;
+	return 0;
+}
+
+static bool ixt_iser_rx_stopped(struct ixt_conn *conn)
+{
+	return ixt_conn_closing(conn) ||
+	       READ_ONCE(conn->state) == IXT_CONN_LOGOUT;
+}
+
+/* The receive path: fetched writes first, then messages in order. */
+static void ixt_iser_rx_work(struct work_struct *work)
+{
+	struct ixt_iser_conn *ic = container_of(to_delayed_work(work),
+						struct ixt_iser_conn, rx_work);
+	struct ixt_conn *conn = &ic->conn;
+	int budget = IXT_ISER_RX_BUDGET;
+	struct ixt_iser_xfer *x;
+	struct ixt_iser_rx *rx;
+	int ret;
+
+	while (!ixt_iser_rx_stopped(conn)) {
+		if (!budget--) {
+			queue_delayed_work(ixt_wq, &ic->rx_work, 0);
+			return;
+		}
+		spin_lock_bh(&ic->rx_lock);
+		x = list_first_entry_or_null(&ic->fetched,
+					     struct ixt_iser_xfer, entry);
+		if (x)
+			list_del_init(&x->entry);
+		rx = list_first_entry_or_null(&ic->rx_done,
+					      struct ixt_iser_rx, entry);
+		spin_unlock_bh(&ic->rx_lock);
+		if (x) {
+			ixt_conn_fetched(conn,
+					 &container_of(x, struct ixt_iser_cmd,
+						       out)->cmd);
+			continue;
+		}
+		if (!rx)
+			return;
+		ret = ixt_iser_rx_one(ic, rx);
+		if (ret == -EAGAIN) {
+			/* The core waits for cache lines: look again soon. */
+			queue_delayed_work(ixt_wq, &ic->rx_work, 1);
+			return;
+		}
+		spin_lock_bh(&ic->rx_lock);
+		list_del(&rx->entry);
+		spin_unlock_bh(&ic->rx_lock);
+		if (ret || ixt_iser_rx_post(ic, rx)) {
+			ixt_conn_close(conn);
+			return;
+		}
+	}
+}
+
+/*
+ * ffp_prepare op: enough receives for the command window, each command
+ * with the unsolicited Data-Out it may send, plus the unexpected PDUs;
+ * the window shrinks to what could be posted, so that MaxCmdSN never
+ * lets the initiator send into a receive queue with no buffer.
+ */
+static void ixt_iser_ffp_prepare(struct ixt_conn *conn, u32 *window)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+	const struct ixt_params *p = &conn->params;
+	u32 unexp = IXT_ISER_UNEXPECTED, per_cmd = 1, have, fit;
+
+	if (p->max_unexpected_pdus)
+		unexp = min(unexp, p->max_unexpected_pdus);
+	if (!p->initial_r2t)
+		per_cmd += DIV_ROUND_UP(p->first_burst_length,
+					max(p->target_recv_dlength, 512U));
+	have = ixt_iser_rx_grow(ic, *window * per_cmd + unexp);
+	fit = have > unexp ? (have - unexp) / per_cmd : 1;
+	if (fit < *window) {
+		pr_info("%pISpc: command window %u, for the %u receives posted\n",
+			&conn->peer, max(fit, 1U), have);
+		*window = max(fit, 1U);
+	}
+}
+
+static int ixt_iser_local_addr(struct ixt_conn *conn,
+			       struct sockaddr_storage *ss)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+
+	memcpy(ss, &ic->cm_id->route.addr.src_addr, sizeof(*ss));
+	return 0;
+}
+
+/* show_info op: the communication context of the connection. */
+static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
+				  ssize_t len)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+	struct rdma_addr *a = &ic->cm_id->route.addr;
+
+	len += sysfs_emit_at(page, len,
+			     "   iSER: %pISpc <- %pISpc, device %s port %u, QP 0x%x\n",
+			     &a->src_addr, &a->dst_addr,
+			     dev_name(&ic->dev->ibdev->dev), ic->cm_id->port_num,
+			     ic->qp->qp_num);
+	len += sysfs_emit_at(page, len,
+			     "   iSER: send queue %u, receives %u, RDMA READs in flight %u, SGEs per WRITE %u per READ %u, bytes per WR %u, Send with Invalidate %s\n",
+			     ic->send_depth, READ_ONCE(ic->nr_rx), ic->ord,
+			     ic->max_sge_wr,
+			     ic->max_sge_rd, ic->max_wr_len,
+			     ic->snd_w_inv ? "yes" : "no");
+	return len;
+}
+
+static struct ixt_cmd *ixt_iser_cmd_alloc(struct ixt_conn *conn)
+{
+	struct ixt_iser_cmd *icmd = kzalloc(sizeof(*icmd), GFP_KERNEL);
+
+	if (!icmd)
+		return NULL;
+	INIT_LIST_HEAD(&icmd->in.entry);
+	INIT_LIST_HEAD(&icmd->out.entry);
+	return &icmd->cmd;
+}
+
+static void ixt_iser_cmd_free(struct ixt_cmd *cmd)
+{
+	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
+	struct ixt_iser_conn *ic = to_iser_conn(cmd->conn);
+
+	ixt_iser_xfer_release(ic, &icmd->in);
+	ixt_iser_xfer_release(ic, &icmd->out);
+	kfree(icmd);
+}
+
+/*
+ * shutdown op: disconnect, let every work request complete (flushed),
+ * stop the receive path, and free what was never sent.
+ */
+static void ixt_iser_shutdown(struct ixt_conn *conn)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+	struct ixt_iser_xfer *x, *xn;
+	LIST_HEAD(fetched);
+
+	spin_lock_bh(&ic->tx_lock);
+	ic->tx_dead = true;
+	spin_unlock_bh(&ic->tx_lock);
+	rdma_disconnect(ic->cm_id);
+	ib_drain_qp(ic->qp);
+
+	spin_lock_bh(&ic->rx_lock);
+	ic->stopping = true;
+	list_splice_init(&ic->fetched, &fetched);
+	INIT_LIST_HEAD(&ic->rx_done);
+	spin_unlock_bh(&ic->rx_lock);
+	cancel_delayed_work_sync(&ic->rx_work);
+	list_for_each_entry_safe(x, xn, &fetched, entry) {
+		list_del_init(&x->entry);
+		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
+	}
+	ixt_iser_tx_stop(ic);
+}
+
+/* Frees the queues and buffers; the caller destroys the cm_id after. */
+static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
+{
+	u32 i;
+
+	if (ic->qp)
+		rdma_destroy_qp(ic->cm_id);
+	ic->qp = NULL;
+	if (ic->cq)
+		ib_free_cq(ic->cq);
+	for (i = 0; i < ic->nr_rx; i++)
+		ixt_iser_rx_free(ic, ic->rx[i]);
+	kvfree(ic->rx);
+	ixt_iser_tx_free(ic);
+}
+
+/* free op: the core is done with the connection. */
+static void ixt_iser_free(struct ixt_conn *conn)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+
+	/* Commands are gone: nothing uses the queue pair or the device. */
+	ixt_iser_conn_destroy(ic);
+	rdma_destroy_id(ic->cm_id);
+	ixt_iser_dev_put(ic->dev);
+	spin_lock(&ixt_iser_conns_lock);
+	list_del(&ic->entry);
+	spin_unlock(&ixt_iser_conns_lock);
+	kfree(ic);
+	wake_up_all(&ixt_iser_conns_wq);
+}
+
+const struct ixt_transport_ops ixt_iser_ops = {
+	.name			= "iser",
+	.flags			= IXT_XPRT_F_RDMA,
+	.max_recv_dlength	= IXT_ISER_RX_DSEG,
+	.queue			= ixt_iser_queue,
+	.shutdown		= ixt_iser_shutdown,
+	.free			= ixt_iser_free,
+	.local_addr		= ixt_iser_local_addr,
+	.cmd_alloc		= ixt_iser_cmd_alloc,
+	.cmd_free		= ixt_iser_cmd_free,
+	.ffp_prepare		= ixt_iser_ffp_prepare,
+	.fetch			= ixt_iser_fetch,
+	.show_info		= ixt_iser_show_info,
+};
+
+static void ixt_iser_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ixt_iser_conn *ic = ctx;
+
+	pr_err_ratelimited("%pISpc: QP event %s\n", &ic->conn.peer,
+			   ib_event_msg(ev->event));
+	if (ev->event != IB_EVENT_COMM_EST)
+		ixt_conn_close(&ic->conn);
+	else
+		rdma_notify(ic->cm_id, ev->event);
+}
+
+/* Limits of the device, and of the debug parameters that shrink them. */
+static void ixt_iser_limits(struct ixt_iser_conn *ic)
+{
+	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
+	struct ib_port_attr pa;
+
+	ic->max_sge_wr = clamp_t(u32, a->max_send_sge, 1, 32);
+	ic->max_sge_rd = clamp_t(u32, a->max_sge_rd, 1, ic->max_sge_wr);
+	ic->max_wr_len = SZ_1G;
+	if (!ib_query_port(ic->dev->ibdev, ic->cm_id->port_num, &pa) &&
+	    pa.max_msg_sz)
+		ic->max_wr_len = min_t(u32, pa.max_msg_sz, SZ_1G);
+	if (ixt_iser_dbg_max_sge) {
+		ic->max_sge_wr = min(ic->max_sge_wr, ixt_iser_dbg_max_sge);
+		ic->max_sge_rd = min(ic->max_sge_rd, ixt_iser_dbg_max_sge);
+	}
+	if (ixt_iser_dbg_max_wr_len)
+		ic->max_wr_len = min(ic->max_wr_len, ixt_iser_dbg_max_wr_len);
+	/* One more of each is left for ib_drain_qp(). */
+	ic->send_depth = clamp_t(u32, ixt_iser_send_depth, 4,
+				 a->max_qp_wr - 1);
+	ic->sq_free = ic->send_depth;
+	ic->rx_max = clamp_t(u32, ixt_iser_recv_depth, IXT_ISER_LOGIN_RX,
+			     a->max_qp_wr - 1);
+}
+
+static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_qp_init_attr attr = { };
+	int ret;
+
+	ic->cq = ib_alloc_cq(ibdev, ic, ic->send_depth + ic->rx_max + 4,
+			     atomic_inc_return(&ixt_iser_comp_vector) %
+			     ibdev->num_comp_vectors, IB_POLL_WORKQUEUE);
+	if (IS_ERR(ic->cq)) {
+		ret = PTR_ERR(ic->cq);
+		ic->cq = NULL;
+		return ret;
+	}
+	attr.event_handler = ixt_iser_qp_event;
+	attr.qp_context = ic;
+	attr.send_cq = ic->cq;
+	attr.recv_cq = ic->cq;
+	attr.cap.max_send_wr = ic->send_depth + 1;
+	attr.cap.max_recv_wr = ic->rx_max + 1;
+	attr.cap.max_send_sge = max_t(u32, ic->max_sge_wr,
+				      ARRAY_SIZE(ic->tx[0]->sge));
+	attr.cap.max_recv_sge = 1 + IXT_ISER_RX_PAGES;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
+	if (ret)
+		return ret;
+	ic->qp = ic->cm_id->qp;
+	return 0;
+}
+
+/* Answers a connection request with the target's iSER CM header. */
+static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
+			      const struct rdma_conn_param *req)
+{
+	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
+	struct rdma_conn_param param = { };
+	struct iser_cm_hdr hdr = { };
+
+	hdr.flags = ISER_ZBVA_NOT_SUP;
+	if (!ic->snd_w_inv)
+		hdr.flags |= ISER_SEND_W_INV_NOT_SUP;
+	ic->ord = min_t(u32, req->responder_resources,
+			a->max_qp_init_rd_atom);
+	param.initiator_depth = ic->ord;
+	param.responder_resources = min_t(u32, req->initiator_depth,
+					  a->max_qp_rd_atom);
+	param.flow_control = 1;
+	param.rnr_retry_count = 7;
+	param.private_data = &hdr;
+	param.private_data_len = sizeof(hdr);
+	return rdma_accept(ic->cm_id, &param);
+}
+
+/**
+ * ixt_iser_accept() - set up a connection for an RDMA CM request
+ * @id: the new cm_id; its context becomes the connection.
+ * @ev: the CONNECT_REQUEST event, with the iSER CM header.
+ * @portal: the core's portal of the listener.
+ *
+ * A request without the iSER CM header is rejected. Otherwise the queue
+ * pair, the login receives and the Send descriptors are set up, and the
+ * request accepted.
+ *
+ * Context: Process context (RDMA CM event handler).
+ * Return: 0, or a negative errno: the caller returns it to the RDMA CM,
+ * which then destroys @id.
+ */
+int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
+		    struct ixt_portal *portal)
+{
+	const struct rdma_conn_param *req = &ev->param.conn;
+	const struct iser_cm_hdr *cm = req->private_data;
+	struct ixt_iser_conn *ic;
+	int ret;
+
+	if (!cm || req->private_data_len < sizeof(*cm)) {
+		pr_warn_ratelimited("%pISpc: RDMA connection request without an iSER CM header rejected\n",
+				    &id->route.addr.dst_addr);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return -EPROTO;
+	}
+	if (!(cm->flags & ISER_ZBVA_NOT_SUP))
+		pr_debug("%pISpc: initiator uses zero-based virtual addresses\n",
+			 &id->route.addr.dst_addr);
+
+	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
+	if (!ic) {
+		ret = -ENOMEM;
+		goto out_reject;
+	}
+	ic->ctx = IXT_ISER_CTX_CONN;
+	ic->cm_id = id;
+	ic->snd_w_inv = !(cm->flags & ISER_SEND_W_INV_NOT_SUP);
+	spin_lock_init(&ic->rx_lock);
+	spin_lock_init(&ic->tx_lock);
+	INIT_LIST_HEAD(&ic->rx_done);
+	INIT_LIST_HEAD(&ic->fetched);
+	INIT_LIST_HEAD(&ic->tx_queue);
+	INIT_LIST_HEAD(&ic->rd_wait);
+	INIT_LIST_HEAD(&ic->tx_free);
+	INIT_DELAYED_WORK(&ic->rx_work, ixt_iser_rx_work);
+	memcpy(&ic->conn.peer, &id->route.addr.dst_addr,
+	       sizeof(ic->conn.peer));
+
+	ic->dev = ixt_iser_dev_get(id->device);
+	if (IS_ERR(ic->dev)) {
+		ret = PTR_ERR(ic->dev);
+		goto out_free;
+	}
+	ixt_iser_limits(ic);
+	ic->rx = kvcalloc(ic->rx_max, sizeof(*ic->rx), GFP_KERNEL);
+	ret = ic->rx ? ixt_iser_tx_init(ic) : -ENOMEM;
+	if (ret)
+		goto out_destroy;
+	ret = ixt_iser_qp_create(ic);
+	if (ret)
+		goto out_destroy;
+	if (ixt_iser_rx_grow(ic, IXT_ISER_LOGIN_RX) < IXT_ISER_LOGIN_RX) {
+		ret = -ENOMEM;
+		goto out_destroy;
+	}
+	ret = ixt_conn_init(&ic->conn, &ixt_iser_ops, portal);
+	if (ret)
+		goto out_destroy;
+	id->context = &ic->ctx;
+	ret = ixt_iser_cm_accept(ic, req);
+	if (ret) {
+		pr_warn_ratelimited("%pISpc: rdma_accept failed: %d\n",
+				    &ic->conn.peer, ret);
+		ixt_conn_uninit(&ic->conn);
+		goto out_destroy;
+	}
+	spin_lock(&ixt_iser_conns_lock);
+	list_add_tail(&ic->entry, &ixt_iser_conns);
+	spin_unlock(&ixt_iser_conns_lock);
+	ixt_conn_start(&ic->conn);
+	pr_debug("%pISpc: iSER connection on %s, QP 0x%x\n", &ic->conn.peer,
+		 dev_name(&id->device->dev), ic->qp->qp_num);
+	return 0;
+
+out_destroy:
+	/* The RDMA CM destroys @id once this returns. */
+	id->context = NULL;
+	ixt_iser_conn_destroy(ic);
+	if (ic->dev)
+		ixt_iser_dev_put(ic->dev);
+out_free:
+	kfree(ic);
+out_reject:
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return ret;
+}
+
+/**
+ * ixt_iser_conn_cm_event() - an RDMA CM event of a connection
+ * @ic: the connection.
+ * @ev: the event.
+ *
+ * Anything but the establishment ends the connection; its release work
+ * destroys the cm_id.
+ *
+ * Context: Process context (RDMA CM event handler).
+ */
+void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
+			    struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		return;
+	pr_debug("%pISpc: %s\n", &ic->conn.peer,
+		 rdma_event_msg(ev->event));
+	ixt_conn_close(&ic->conn);
+}
+
+/**
+ * ixt_iser_conns_close() - close iSER connections and wait until gone
+ * @ibdev: only those on this device; %NULL for all.
+ *
+ * Context: Process context; may sleep long (the connections wait for
+ * their commands).
+ */
+void ixt_iser_conns_close(struct ib_device *ibdev)
+{
+	struct ixt_iser_conn *ic;
+	bool left;
+
+	for (;;) {
+		left = false;
+		spin_lock(&ixt_iser_conns_lock);
+		list_for_each_entry(ic, &ixt_iser_conns, entry) {
+			if (ibdev && ic->dev->ibdev != ibdev)
+				continue;
+			left = true;
+			ixt_conn_close(&ic->conn);
+		}
+		spin_unlock(&ixt_iser_conns_lock);
+		if (!left)
+			return;
+		/* Woken as each goes; the next round sees who is left. */
+		wait_event_timeout(ixt_iser_conns_wq, false, HZ / 10);
+	}
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt_iser: the iSER transport module: its parameters, the RDMA
+ * devices it uses, the RDMA CM listeners of the portals whose iser
+ * attribute is set, and module init and exit.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "iser.h"
+
+/* Connection requests the RDMA CM queues for a listener. */
+#define IXT_ISER_BACKLOG	256
+
+unsigned int ixt_iser_send_depth = 256;
+module_param_named(send_depth, ixt_iser_send_depth, uint, 0644);
+MODULE_PARM_DESC(send_depth,
+		 "Send queue work requests per connection, at least 4; a transfer that finds it full continues when slots free up (default 256)");
+
+unsigned int ixt_iser_recv_depth = 512;
+module_param_named(recv_depth, ixt_iser_recv_depth, uint, 0644);
+MODULE_PARM_DESC(recv_depth,
+		 "Most receive buffers per connection; the command window is cut to what they take (default 512)");
+
+unsigned int ixt_iser_dbg_max_sge;
+module_param_named(dbg_max_sge, ixt_iser_dbg_max_sge, uint, 0644);
+MODULE_PARM_DESC(dbg_max_sge,
+		 "Debug: at most this many SGEs per RDMA work request, below the device's limit; 0: the device's (default 0)");
+
+unsigned int ixt_iser_dbg_max_wr_len;
+module_param_named(dbg_max_wr_len, ixt_iser_dbg_max_wr_len, uint, 0644);
+MODULE_PARM_DESC(dbg_max_wr_len,
+		 "Debug: at most this many bytes per RDMA work request; 0: the port's limit (default 0)");
+
+struct ixt_iser_stats ixt_iser_stats;
+static struct dentry *ixt_iser_debugfs;
+
+static int ixt_iser_stats_show(struct seq_file *m, void *v)
+{
+	struct ixt_iser_stats *st = &ixt_iser_stats;
+
+	seq_printf(m, "rdma_writes %lld\n", atomic64_read(&st->rdma_writes));
+	seq_printf(m, "rdma_reads %lld\n", atomic64_read(&st->rdma_reads));
+	seq_printf(m, "xfers %lld\n", atomic64_read(&st->xfers));
+	seq_printf(m, "sq_waits %lld\n", atomic64_read(&st->sq_waits));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);
+
+/* Protects ixt_iser_devs and ixt_iser_listeners. */
+static DEFINE_MUTEX(ixt_iser_mutex);
+static LIST_HEAD(ixt_iser_devs);
+static LIST_HEAD(ixt_iser_listeners);
+
+/**
+ * struct ixt_iser_listener - the RDMA CM listener of a portal
+ * @ctx: %IXT_ISER_CTX_LISTENER; what @cm_id's context points at.
+ * @entry: in ixt_iser_listeners, under ixt_iser_mutex.
+ * @portal: the core's portal; it outlives the listener.
+ * @cm_id: the listening cm_id; %NULL after its device went, until a
+ *	device comes that takes the address again. Under ixt_iser_mutex.
+ */
+struct ixt_iser_listener {
+	enum ixt_iser_ctx ctx;
+	struct list_head entry;
+	struct ixt_portal *portal;
+	struct rdma_cm_id *cm_id;
+};
+
+/* Called with ixt_iser_mutex held, by kref_put(). */
+static void ixt_iser_dev_release(struct kref *ref)
+{
+	struct ixt_iser_dev *dev = container_of(ref, struct ixt_iser_dev, ref);
+
+	lockdep_assert_held(&ixt_iser_mutex);
+	list_del(&dev->entry);
+	ib_dealloc_pd(dev->pd);
+	kfree(dev);
+}
+
+/**
+ * ixt_iser_dev_get() - the transport's state of an RDMA device
+ * @ibdev: the device.
+ *
+ * Context: Process context; takes ixt_iser_mutex.
+ * Return: the device, referenced, or an ERR_PTR().
+ */
+struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev)
+{
+	struct ixt_iser_dev *dev;
+
+	mutex_lock(&ixt_iser_mutex);
+	list_for_each_entry(dev, &ixt_iser_devs, entry) {
+		if (dev->ibdev == ibdev) {
+			kref_get(&dev->ref);
+			goto out_unlock;
+		}
+	}
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev) {
+		dev = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		struct ib_pd *pd = dev->pd;
+
+		kfree(dev);
+		dev = ERR_CAST(pd);
+		goto out_unlock;
+	}
+	dev->ibdev = ibdev;
+	kref_init(&dev->ref);
+	list_add(&dev->entry, &ixt_iser_devs);
+out_unlock:
+	mutex_unlock(&ixt_iser_mutex);
+	return dev;
+}
+
+/**
+ * ixt_iser_dev_put() - drop a reference taken by ixt_iser_dev_get()
+ * @dev: the device.
+ *
+ * Context: Process context; takes ixt_iser_mutex.
+ */
+void ixt_iser_dev_put(struct ixt_iser_dev *dev)
+{
+	mutex_lock(&ixt_iser_mutex);
+	kref_put(&dev->ref, ixt_iser_dev_release);
+	mutex_unlock(&ixt_iser_mutex);
+}
+
+static int ixt_iser_listener_event(struct ixt_iser_listener *l,
+				   struct rdma_cm_id *id,
+				   struct rdma_cm_event *ev)
+{
+	int ret = 0;
+
+	pr_info("%pISpc: listener: %s\n", ixt_portal_addr(l->portal),
+		rdma_event_msg(ev->event));
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return 0;
+	/* The RDMA CM destroys the id; a new device may take it up. */
+	mutex_lock(&ixt_iser_mutex);
+	if (l->cm_id == id) {
+		l->cm_id = NULL;
+		ret = 1;
+	}
+	mutex_unlock(&ixt_iser_mutex);
+	return ret;
+}
+
+static int ixt_iser_cm_handler(struct rdma_cm_id *id,
+			       struct rdma_cm_event *ev)
+{
+	enum ixt_iser_ctx *ctx = id->context;
+	struct ixt_iser_listener *l;
+
+	if (!ctx)
+		return 0;
+	if (*ctx == IXT_ISER_CTX_CONN) {
+		ixt_iser_conn_cm_event(container_of(ctx, struct ixt_iser_conn,
+						    ctx), ev);
+		return 0;
+	}
+	l = container_of(ctx, struct ixt_iser_listener, ctx);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ixt_iser_accept(id, ev, l->portal);
+	return ixt_iser_listener_event(l, id, ev);
+}
+
+static struct rdma_cm_id *ixt_iser_listen_id(struct ixt_iser_listener *l)
+{
+	const struct sockaddr_storage *addr = ixt_portal_addr(l->portal);
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, ixt_iser_cm_handler, &l->ctx,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	/* [::] must not take 0.0.0.0 as well: both may be portals. */
+	if (addr->ss_family == AF_INET6) {
+		ret = rdma_set_afonly(id, 1);
+		if (ret)
+			goto out_destroy;
+	}
+	ret = rdma_bind_addr(id, (struct sockaddr *)addr);
+	if (ret)
+		goto out_destroy;
+	ret = rdma_listen(id, IXT_ISER_BACKLOG);
+	if (ret)
+		goto out_destroy;
+	return id;
+
+out_destroy:
+	rdma_destroy_id(id);
+	return ERR_PTR(ret);
+}
+
+static int ixt_iser_listen(struct ixt_portal *portal, void **priv)
+{
+	struct ixt_iser_listener *l;
+	struct rdma_cm_id *id;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->ctx = IXT_ISER_CTX_LISTENER;
+	l->portal = portal;
+	id = ixt_iser_listen_id(l);
+	if (IS_ERR(id)) {
+		kfree(l);
+		return PTR_ERR(id);
+	}
+	mutex_lock(&ixt_iser_mutex);
+	l->cm_id = id;
+	list_add_tail(&l->entry, &ixt_iser_listeners);
+	mutex_unlock(&ixt_iser_mutex);
+	*priv = l;
+	return 0;
+}
+
+static void ixt_iser_unlisten(struct ixt_portal *portal, void *priv)
+{
+	struct ixt_iser_listener *l = priv;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&ixt_iser_mutex);
+	list_del(&l->entry);
+	id = l->cm_id;
+	l->cm_id = NULL;
+	mutex_unlock(&ixt_iser_mutex);
+	/* Waits for a connection request being handled. */
+	if (id)
+		rdma_destroy_id(id);
+	kfree(l);
+}
+
+static const struct ixt_listener_ops ixt_iser_listener_ops = {
+	.owner		= THIS_MODULE,
+	.listen		= ixt_iser_listen,
+	.unlisten	= ixt_iser_unlisten,
+};
+
+/* A device came: listeners whose device went listen again if they can. */
+static int ixt_iser_add_one(struct ib_device *ibdev)
+{
+	struct ixt_iser_listener *l;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&ixt_iser_mutex);
+	list_for_each_entry(l, &ixt_iser_listeners, entry) {
+		if (l->cm_id)
+			continue;
+		id = ixt_iser_listen_id(l);
+		if (IS_ERR(id))
+			continue;
+		l->cm_id = id;
+		pr_info("listening on %pISpc again (iSER)\n",
+			ixt_portal_addr(l->portal));
+	}
+	mutex_unlock(&ixt_iser_mutex);
+	return 0;
+}
+
+/* A device goes: its connections close, and free what they hold of it. */
+static void ixt_iser_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	ixt_iser_conns_close(ibdev);
+}
+
+static struct ib_client ixt_iser_client = {
+	.name	= "iscsi_xt_iser",
+	.add	= ixt_iser_add_one,
+	.remove	= ixt_iser_remove_one,
+};
+
+static int __init ixt_iser_init(void)
+{
+	int ret;
+
+	ixt_iser_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0444, ixt_iser_debugfs, NULL,
+			    &ixt_iser_stats_fops);
+	ret = ib_register_client(&ixt_iser_client);
+	if (ret)
+		goto out_debugfs;
+	ret = ixt_iser_register(&ixt_iser_listener_ops);
+	if (ret)
+		goto out_unregister_client;
+	pr_info("iSER transport registered\n");
+	return 0;
+
+out_unregister_client:
+	ib_unregister_client(&ixt_iser_client);
+out_debugfs:
+	debugfs_remove_recursive(ixt_iser_debugfs);
+	return ret;
+}
+
+/*
+ * No portal listens through the module (each holds a reference on it):
+ * the connections still up are closed, and waited for.
+ */
+static void __exit ixt_iser_exit(void)
+{
+	ixt_iser_unregister(&ixt_iser_listener_ops);
+	ixt_iser_conns_close(NULL);
+	/* Their release work may still be returning from our free op. */
+	flush_workqueue(ixt_wq);
+	ib_unregister_client(&ixt_iser_client);
+	debugfs_remove_recursive(ixt_iser_debugfs);
+}
+
+module_init(ixt_iser_init);
+module_exit(ixt_iser_exit);
+
+MODULE_DESCRIPTION("iSER (iSCSI over RDMA) transport of the iscsi_xt target");
+MODULE_AUTHOR("iscsi_xt developers");
+MODULE_LICENSE("GPL");

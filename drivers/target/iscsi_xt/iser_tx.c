@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt_iser: the send queue: PDUs as Sends, Data-In as RDMA WRITEs
+ * and fetches of solicited data as RDMA READs, built by the coalesce/
+ * divide descriptor builder (rdma_desc) over the command's cache lines.
+ *
+ * Every work request is signaled and holds one send queue slot until it
+ * completes. A transfer that finds the queue full keeps its builder state
+ * and continues when completions give slots back: no transfer is refused
+ * for its size, and the queue is not sized for the worst case. PDUs go
+ * out in the order they were queued (StatSN order): a Data-In keeps the
+ * PDUs behind it, its command's response first, waiting until its last
+ * RDMA WRITE is posted, and the send queue completes in order.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "iser.h"
+
+/**
+ * ixt_iser_xfer_alloc() - make room for the pieces of a transfer
+ * @x: the transfer, zeroed.
+ * @nr_pieces: bio_vecs of the buffer it will move.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces)
+{
+	if (nr_pieces <= IXT_ISER_XFER_INLINE) {
+		x->pieces = x->inl;
+	} else {
+		x->pieces = kcalloc(nr_pieces, sizeof(*x->pieces), GFP_KERNEL);
+		if (!x->pieces)
+			return -ENOMEM;
+	}
+	x->max_pieces = nr_pieces;
+	return 0;
+}
+
+/**
+ * ixt_iser_xfer_release() - unmap a transfer and free its pieces
+ * @ic: its connection.
+ * @x: the transfer, none of whose work requests is outstanding.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_iser_xfer_release(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u32 i;
+
+	if (x->mapped) {
+		for (i = 0; i < x->nr_pieces; i++)
+			ib_dma_unmap_page(ibdev, x->pieces[i].addr,
+					  x->pieces[i].len,
+					  x->read ? DMA_FROM_DEVICE :
+						    DMA_TO_DEVICE);
+		x->mapped = false;
+	}
+	if (x->pieces != x->inl)
+		kfree(x->pieces);
+	x->pieces = NULL;
+	x->max_pieces = 0;
+}
+
+/*
+ * Maps bytes [@off, @off + @len) of a buffer, line by line, into the
+ * transfer's pieces, and starts the builder on them towards @raddr.
+ */
+static int ixt_iser_xfer_start(struct ixt_iser_conn *ic,
+			       struct ixt_iser_xfer *x,
+			       const struct bio_vec *bvec, u32 nr_bvec,
+			       u32 off, u32 len, u64 raddr)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ixt_rd_limits lim = {
+		.max_sge = x->read ? ic->max_sge_rd : ic->max_sge_wr,
+		.max_wr_len = ic->max_wr_len,
+	};
+	enum dma_data_direction dir = x->read ? DMA_FROM_DEVICE :
+						DMA_TO_DEVICE;
+	u32 i, n, left = len;
+	u64 dma;
+
+	x->nr_pieces = 0;
+	x->mapped = true;
+	for (i = 0; i < nr_bvec && left; i++) {
+		if (off >= bvec[i].bv_len) {
+			off -= bvec[i].bv_len;
+			continue;
+		}
+		n = min(bvec[i].bv_len - off, left);
+		if (WARN_ON_ONCE(x->nr_pieces == x->max_pieces))
+			return -EINVAL;
+		dma = ib_dma_map_page(ibdev, bvec[i].bv_page,
+				      bvec[i].bv_offset + off, n, dir);
+		if (ib_dma_mapping_error(ibdev, dma))
+			return -ENOMEM;
+		x->pieces[x->nr_pieces].addr = dma;
+		x->pieces[x->nr_pieces].len = n;
+		x->nr_pieces++;
+		left -= n;
+		off = 0;
+	}
+	if (left)
+		return -EINVAL;
+	atomic64_inc(&ixt_iser_stats.xfers);
+	return ixt_rd_init(&x->st, x->pieces, x->nr_pieces, raddr, len, &lim);
+}
+
+/* A failed work request ends the connection; a flushed one is expected. */
+static bool ixt_iser_wc_ok(struct ixt_iser_conn *ic, struct ib_wc *wc,
+			   const char *what)
+{
+	if (likely(wc->status == IB_WC_SUCCESS))
+		return true;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%pISpc: %s failed: %s (vendor error 0x%x)\n",
+				   &ic->conn.peer, what,
+				   ib_wc_status_msg(wc->status),
+				   wc->vendor_err);
+	ixt_conn_close(&ic->conn);
+	return false;
+}
+
+static void ixt_iser_tx_kick(struct ixt_iser_conn *ic);
+
+/* A work request completed: its slot is free again. */
+static void ixt_iser_slot_done(struct ixt_iser_conn *ic)
+{
+	spin_lock_bh(&ic->tx_lock);
+	ic->sq_free++;
+	ixt_iser_tx_kick(ic);
+	spin_unlock_bh(&ic->tx_lock);
+}
+
+static void ixt_iser_credit_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_conn *ic = cq->cq_context;
+
+	ixt_iser_wc_ok(ic, wc, "RDMA transfer");
+	ixt_iser_slot_done(ic);
+}
+
+/* The last RDMA WRITE of a Data-In is done: the initiator has the data. */
+static void ixt_iser_in_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_xfer *x = container_of(wc->wr_cqe,
+					       struct ixt_iser_xfer, cqe);
+	struct ixt_iser_conn *ic = cq->cq_context;
+
+	ixt_iser_wc_ok(ic, wc, "RDMA WRITE");
+	ixt_iser_xfer_release(ic, x);
+	ixt_tx_pdu_free(x->pdu);
+	x->pdu = NULL;
+	ixt_iser_slot_done(ic);
+}
+
+/* The last RDMA READ of a fetch is done: the data is in the lines. */
+static void ixt_iser_out_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_xfer *x = container_of(wc->wr_cqe,
+					       struct ixt_iser_xfer, cqe);
+	struct ixt_iser_conn *ic = cq->cq_context;
+	struct ixt_iser_cmd *icmd = container_of(x, struct ixt_iser_cmd, out);
+
+	ixt_iser_xfer_release(ic, x);
+	if (ixt_iser_wc_ok(ic, wc, "RDMA READ"))
+		ixt_iser_rx_fetched(ic, x);
+	else
+		ixt_cmd_put(&icmd->cmd);
+	ixt_iser_slot_done(ic);
+}
+
+/* Turns @n work requests the builder made into a chain to post. */
+static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
+			      struct ixt_iser_xfer *x, u32 n)
+{
+	const struct ixt_rd_wr *rw;
+	const struct ixt_rd_sge *rs;
+	struct ib_rdma_wr *w;
+	struct ib_sge *sge;
+	u32 i, j;
+
+	for (i = 0; i < n; i++) {
+		rw = &ic->rd_wr[i];
+		rs = &ic->rd_sge[rw->sge_first];
+		sge = &ic->ib_sge[rw->sge_first];
+		for (j = 0; j < rw->nr_sge; j++) {
+			sge[j].addr = rs[j].addr;
+			sge[j].length = rs[j].len;
+			sge[j].lkey = ic->dev->pd->local_dma_lkey;
+		}
+		w = &ic->ib_wr[i];
+		memset(w, 0, sizeof(*w));
+		w->wr.opcode = x->read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		w->wr.send_flags = IB_SEND_SIGNALED;
+		w->wr.wr_cqe = &ic->credit_cqe;
+		w->wr.sg_list = sge;
+		w->wr.num_sge = rw->nr_sge;
+		w->wr.next = i + 1 < n ? &ic->ib_wr[i + 1].wr : NULL;
+		w->remote_addr = rw->raddr;
+		w->rkey = x->rkey;
+	}
+}
+
+/*
+ * Posts what the send queue takes of a transfer. @queued is the list
+ * entry that keeps the transfer waiting (its fetch on rd_wait, its
+ * Data-In PDU on tx_queue): it is unlinked before the last work request
+ * is posted, whose completion may run at once on another CPU and reuse
+ * or free it. Returns true once the last work request is posted, false
+ * when the transfer waits for slots or the connection failed (the entry
+ * then stays linked, for the teardown to free).
+ */
+static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
+			       struct ixt_iser_xfer *x,
+			       struct list_head *queued)
+{
+	const struct ib_send_wr *bad;
+	u32 n, max;
+	bool last;
+	int ret;
+
+	lockdep_assert_held(&ic->tx_lock);
+	while (!ixt_rd_done(&x->st)) {
+		max = min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
+		if (!max) {
+			atomic64_inc(&ixt_iser_stats.sq_waits);
+			return false;
+		}
+		n = ixt_rd_build(&x->st, max, ic->rd_wr, ic->rd_sge);
+		if (WARN_ON_ONCE(!n))
+			return false;
+		ixt_iser_xfer_wrs(ic, x, n);
+		last = ixt_rd_done(&x->st);
+		if (last) {
+			ic->ib_wr[n - 1].wr.wr_cqe = &x->cqe;
+			list_del_init(queued);
+		}
+		ic->sq_free -= n;
+		ret = ib_post_send(ic->qp, &ic->ib_wr[0].wr, &bad);
+		if (ret) {
+			pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
+					   &ic->conn.peer,
+					   x->read ? "READ" : "WRITE", ret);
+			if (last)
+				list_add(queued, x->read ? &ic->rd_wait :
+							   &ic->tx_queue);
+			ic->tx_dead = true;
+			ixt_conn_close(&ic->conn);
+			return false;
+		}
+		atomic64_add(n, x->read ? &ixt_iser_stats.rdma_reads :
+					  &ixt_iser_stats.rdma_writes);
+	}
+	return true;
+}
+
+/* Maps the data segment of a PDU into the SGEs of a Send. */
+static int ixt_iser_tx_map(struct ixt_iser_conn *ic, struct ixt_iser_tx *tx,
+			   struct ixt_tx_pdu *pdu)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u8 *p = pdu->data;
+	u32 left = pdu->dlength, n;
+	struct page *page;
+	struct ib_sge *sge;
+	u64 dma;
+
+	if (WARN_ON_ONCE(left && !p))
+		return -EINVAL;
+	tx->nr_sge = 1;
+	while (left) {
+		if (tx->nr_sge == ARRAY_SIZE(tx->sge))
+			return -EMSGSIZE;
+		n = min_t(u32, left, PAGE_SIZE - offset_in_page(p));
+		page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+					    virt_to_page(p);
+		dma = ib_dma_map_page(ibdev, page, offset_in_page(p), n,
+				      DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, dma))
+			return -ENOMEM;
+		sge = &tx->sge[tx->nr_sge++];
+		sge->addr = dma;
+		sge->length = n;
+		sge->lkey = ic->dev->pd->local_dma_lkey;
+		p += n;
+		left -= n;
+	}
+	return 0;
+}
+
+static void ixt_iser_tx_unmap(struct ixt_iser_conn *ic,
+			      struct ixt_iser_tx *tx)
+{
+	u32 i;
+
+	for (i = 1; i < tx->nr_sge; i++)
+		ib_dma_unmap_page(ic->dev->ibdev, tx->sge[i].addr,
+				  tx->sge[i].length, DMA_TO_DEVICE);
+	tx->nr_sge = 1;
+}
+
+static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_tx *tx = container_of(wc->wr_cqe, struct ixt_iser_tx,
+					      cqe);
+	struct ixt_iser_conn *ic = tx->ic;
+	struct ixt_tx_pdu *pdu = tx->pdu;
+
+	ixt_iser_wc_ok(ic, wc, "Send");
+	ixt_iser_tx_unmap(ic, tx);
+	tx->pdu = NULL;
+	ixt_conn_tx_done(&ic->conn, pdu);
+	spin_lock_bh(&ic->tx_lock);
+	list_add(&tx->entry, &ic->tx_free);
+	ic->sq_free++;
+	ixt_iser_tx_kick(ic);
+	spin_unlock_bh(&ic->tx_lock);
+}
+
+/*
+ * The STag a response invalidates: the one the initiator registered for
+ * the command, when it takes Send with Invalidate.
+ */
+static u32 ixt_iser_inv_rkey(struct ixt_iser_conn *ic,
+			     const struct ixt_tx_pdu *pdu)
+{
+	struct ixt_iser_cmd *icmd;
+
+	if (!ic->snd_w_inv || !pdu->cmd ||
+	    pdu->hdr.opcode != ISCSI_OP_SCSI_CMD_RSP)
+		return 0;
+	icmd = to_iser_cmd(pdu->cmd);
+	if (icmd->flags & ISER_RSV)
+		return icmd->read_stag;
+	if (icmd->flags & ISER_WSV)
+		return icmd->write_stag;
+	return 0;
+}
+
+/* Sends a PDU; false when no descriptor is free (it then waits). */
+static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	const struct ib_send_wr *bad;
+	struct ixt_iser_tx *tx;
+	struct iser_ctrl *ctrl;
+	u32 rkey;
+	int ret;
+
+	lockdep_assert_held(&ic->tx_lock);
+	tx = list_first_entry_or_null(&ic->tx_free, struct ixt_iser_tx,
+				      entry);
+	if (!tx)
+		return false;
+	ret = ixt_iser_tx_map(ic, tx, pdu);
+	if (ret) {
+		pr_err_ratelimited("%pISpc: cannot send opcode 0x%02x with %u data bytes: %d\n",
+				   &ic->conn.peer, pdu->hdr.opcode,
+				   pdu->dlength, ret);
+		ixt_iser_tx_unmap(ic, tx);
+		goto out_fail;
+	}
+	ctrl = tx->hdr;
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->flags = ISCSI_CTRL;
+	memcpy(ctrl + 1, &pdu->hdr, ISCSI_HDR_LEN);
+	ib_dma_sync_single_for_device(ibdev, tx->sge[0].addr,
+				      IXT_ISER_HDRS_LEN, DMA_TO_DEVICE);
+
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr_cqe = &tx->cqe;
+	tx->wr.sg_list = tx->sge;
+	tx->wr.num_sge = tx->nr_sge;
+	tx->wr.send_flags = IB_SEND_SIGNALED;
+	rkey = ixt_iser_inv_rkey(ic, pdu);
+	if (rkey) {
+		tx->wr.opcode = IB_WR_SEND_WITH_INV;
+		tx->wr.ex.invalidate_rkey = rkey;
+	} else {
+		tx->wr.opcode = IB_WR_SEND;
+	}
+	/* The Send may complete on another CPU before ib_post_send() returns. */
+	list_del(&tx->entry);
+	tx->pdu = pdu;
+	list_del_init(&pdu->entry);
+	ic->sq_free--;
+	ret = ib_post_send(ic->qp, &tx->wr, &bad);
+	if (ret) {
+		pr_err_ratelimited("%pISpc: posting a Send failed: %d\n",
+				   &ic->conn.peer, ret);
+		ixt_iser_tx_unmap(ic, tx);
+		tx->pdu = NULL;
+		list_add(&tx->entry, &ic->tx_free);
+		list_add(&pdu->entry, &ic->tx_queue);
+		goto out_fail;
+	}
+	return true;
+
+out_fail:
+	ic->tx_dead = true;
+	ixt_conn_close(&ic->conn);
+	return false;
+}
+
+/*
+ * Posts what fits: fetches first (they hold writes back), then the PDUs
+ * in order.
+ */
+static void ixt_iser_tx_kick(struct ixt_iser_conn *ic)
+{
+	struct ixt_iser_xfer *x;
+	struct ixt_tx_pdu *pdu;
+
+	lockdep_assert_held(&ic->tx_lock);
+	while (!ic->tx_dead && ic->sq_free) {
+		x = list_first_entry_or_null(&ic->rd_wait,
+					     struct ixt_iser_xfer, entry);
+		if (x) {
+			if (!ixt_iser_xfer_post(ic, x, &x->entry))
+				return;
+			continue;
+		}
+		pdu = list_first_entry_or_null(&ic->tx_queue,
+					       struct ixt_tx_pdu, entry);
+		if (!pdu)
+			return;
+		/* Each takes the PDU off the queue as it posts it. */
+		if (pdu->data_cmd) {
+			x = &to_iser_cmd(pdu->data_cmd)->in;
+			if (!ixt_iser_xfer_post(ic, x, &pdu->entry))
+				return;
+		} else if (!ixt_iser_send(ic, pdu)) {
+			return;
+		}
+	}
+}
+
+/* Sets up the RDMA WRITEs of a Data-In into the initiator's read buffer. */
+static int ixt_iser_data_in(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
+{
+	struct ixt_iser_cmd *icmd = to_iser_cmd(pdu->data_cmd);
+	struct ixt_iser_xfer *x = &icmd->in;
+	int ret;
+
+	if (!(icmd->flags & ISER_RSV)) {
+		pr_err_ratelimited("%pISpc: ITT 0x%08x reads %u bytes but gave no read STag\n",
+				   &ic->conn.peer, ixt_itt(icmd->cmd.itt),
+				   pdu->dlength);
+		return -EPROTO;
+	}
+	if (WARN_ON_ONCE(!x->pieces || x->mapped))
+		return -EINVAL;
+	x->read = false;
+	x->rkey = icmd->read_stag;
+	x->pdu = pdu;
+	x->cqe.done = ixt_iser_in_done;
+	ret = ixt_iser_xfer_start(ic, x, pdu->bvec, pdu->nr_bvec,
+				  pdu->bvec_off, pdu->dlength,
+				  icmd->read_va + pdu->bvec_off);
+	if (ret)
+		ixt_iser_xfer_release(ic, x);
+	return ret;
+}
+
+/* Frees a PDU never posted, and what its transfer holds. */
+static void ixt_iser_pdu_drop(struct ixt_iser_conn *ic,
+			      struct ixt_tx_pdu *pdu)
+{
+	if (pdu->data_cmd)
+		ixt_iser_xfer_release(ic, &to_iser_cmd(pdu->data_cmd)->in);
+	ixt_tx_pdu_free(pdu);
+}
+
+/**
+ * ixt_iser_queue() - the transport's queue op
+ * @conn: an iSER connection.
+ * @pdu: the PDU; a Data-In of a whole read buffer goes as RDMA WRITEs.
+ *
+ * Context: Any context but hard IRQ; takes the connection's tx_lock.
+ */
+void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
+{
+	struct ixt_iser_conn *ic = to_iser_conn(conn);
+
+	if (pdu->data_cmd && ixt_iser_data_in(ic, pdu)) {
+		ixt_conn_close(conn);
+		pdu->data_cmd = NULL;
+		ixt_tx_pdu_free(pdu);
+		return;
+	}
+	spin_lock_bh(&ic->tx_lock);
+	if (ic->tx_dead) {
+		spin_unlock_bh(&ic->tx_lock);
+		ixt_iser_pdu_drop(ic, pdu);
+		return;
+	}
+	list_add_tail(&pdu->entry, &ic->tx_queue);
+	ixt_iser_tx_kick(ic);
+	spin_unlock_bh(&ic->tx_lock);
+}
+
+/**
+ * ixt_iser_fetch() - the transport's fetch op: RDMA READs of a write's
+ *	solicited data straight into its cache lines
+ * @cmd: the write; the core holds a reference for the fetch.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_iser_fetch(struct ixt_cmd *cmd)
+{
+	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
+	struct ixt_iser_conn *ic = to_iser_conn(cmd->conn);
+	struct ixt_iser_xfer *x = &icmd->out;
+	u32 off = cmd->dpt.unsol_len;
+	int ret = -EPROTO;
+
+	if (!(icmd->flags & ISER_WSV)) {
+		pr_err_ratelimited("%pISpc: ITT 0x%08x writes %u bytes but gave no write STag\n",
+				   &ic->conn.peer, ixt_itt(cmd->itt),
+				   cmd->dpt.xfer_len - off);
+		goto out_fail;
+	}
+	x->read = true;
+	x->rkey = icmd->write_stag;
+	x->cqe.done = ixt_iser_out_done;
+	ret = ixt_iser_xfer_start(ic, x, cmd->bvec, cmd->nr_lines, off,
+				  cmd->dpt.xfer_len - off, icmd->write_va);
+	if (ret)
+		goto out_release;
+	spin_lock_bh(&ic->tx_lock);
+	if (ic->tx_dead) {
+		spin_unlock_bh(&ic->tx_lock);
+		ret = -ESHUTDOWN;
+		goto out_release;
+	}
+	list_add_tail(&x->entry, &ic->rd_wait);
+	ixt_iser_tx_kick(ic);
+	spin_unlock_bh(&ic->tx_lock);
+	return;
+
+out_release:
+	ixt_iser_xfer_release(ic, x);
+out_fail:
+	if (ret != -ESHUTDOWN)
+		ixt_conn_close(&ic->conn);
+	ixt_cmd_put(cmd);
+}
+
+/**
+ * ixt_iser_tx_init() - allocate the Send descriptors of a connection
+ * @ic: the connection, its device known.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM; ixt_iser_tx_free() undoes a partial setup.
+ */
+int ixt_iser_tx_init(struct ixt_iser_conn *ic)
+{
+	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ixt_iser_tx *tx;
+	u32 i;
+
+	ic->credit_cqe.done = ixt_iser_credit_done;
+	ic->rd_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
+			     sizeof(*ic->rd_sge), GFP_KERNEL);
+	ic->ib_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
+			     sizeof(*ic->ib_sge), GFP_KERNEL);
+	if (!ic->rd_sge || !ic->ib_sge)
+		return -ENOMEM;
+	for (i = 0; i < IXT_ISER_NR_TX; i++) {
+		tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+		if (!tx)
+			return -ENOMEM;
+		ic->tx[i] = tx;
+		tx->ic = ic;
+		tx->cqe.done = ixt_iser_send_done;
+		tx->hdr = kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
+		if (!tx->hdr)
+			return -ENOMEM;
+		tx->sge[0].addr = ib_dma_map_single(ibdev, tx->hdr,
+						    IXT_ISER_HDRS_LEN,
+						    DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, tx->sge[0].addr)) {
+			tx->sge[0].addr = 0;
+			return -ENOMEM;
+		}
+		tx->sge[0].length = IXT_ISER_HDRS_LEN;
+		tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+		tx->nr_sge = 1;
+		list_add_tail(&tx->entry, &ic->tx_free);
+	}
+	return 0;
+}
+
+/**
+ * ixt_iser_tx_stop() - free what waits to be sent or fetched
+ * @ic: the connection, its queue pair drained: no completion is to come.
+ *
+ * PDUs never posted are freed (a command's response lets the command
+ * go); fetches never finished drop their command reference.
+ *
+ * Context: Process context (the release work).
+ */
+void ixt_iser_tx_stop(struct ixt_iser_conn *ic)
+{
+	struct ixt_iser_xfer *x, *xn;
+	struct ixt_tx_pdu *pdu, *pn;
+	LIST_HEAD(pdus);
+	LIST_HEAD(xfers);
+
+	spin_lock_bh(&ic->tx_lock);
+	ic->tx_dead = true;
+	list_splice_init(&ic->tx_queue, &pdus);
+	list_splice_init(&ic->rd_wait, &xfers);
+	spin_unlock_bh(&ic->tx_lock);
+
+	list_for_each_entry_safe(x, xn, &xfers, entry) {
+		list_del_init(&x->entry);
+		ixt_iser_xfer_release(ic, x);
+		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
+	}
+	list_for_each_entry_safe(pdu, pn, &pdus, entry) {
+		list_del_init(&pdu->entry);
+		ixt_iser_pdu_drop(ic, pdu);
+	}
+}
+
+/**
+ * ixt_iser_tx_free() - free the Send descriptors
+ * @ic: the connection, none of whose Sends is outstanding.
+ *
+ * Context: Process context.
+ */
+void ixt_iser_tx_free(struct ixt_iser_conn *ic)
+{
+	struct ixt_iser_tx *tx;
+	u32 i;
+
+	for (i = 0; i < IXT_ISER_NR_TX; i++) {
+		tx = ic->tx[i];
+		if (!tx)
+			continue;
+		if (tx->sge[0].addr)
+			ib_dma_unmap_single(ic->dev->ibdev, tx->sge[0].addr,
+					    IXT_ISER_HDRS_LEN, DMA_TO_DEVICE);
+		kfree(tx->hdr);
+		kfree(tx);
+		ic->tx[i] = NULL;
+	}
+	kfree(ic->rd_sge);
+	kfree(ic->ib_sge);
+}
