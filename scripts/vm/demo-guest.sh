@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest job of make demo: load iscsi_xt, configure a target with targetcli
-# (a ramdisk LUN and a fileio LUN holding known data), log in with
-# open-iscsi over TCP, read the LUN and compare it with the data, make a
-# file system on the other LUN, write files, check them after a remount,
-# and print a summary.
+# Guest job of make demo: load iscsi_xt and its iSER transport, configure
+# a target with targetcli (a ramdisk LUN and a fileio LUN holding known
+# data, a portal that serves TCP and iSER), log in with open-iscsi over
+# TCP and read the LUN, then over iSER (soft-RoCE rxe0): read it again,
+# make a file system on the other LUN and write files; log in over TCP
+# again and check the files written over iSER; print a summary.
 
 set -euo pipefail
 
@@ -15,46 +16,78 @@ wwn=iqn.2026-11.org.example:demo
 cfs=/sys/kernel/config/target/iscsi
 portal=$IXT_ADDR4_T
 img=/run/demo.img
+mnt=/run/demo-mnt
+initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 
 say() { printf '\n### %s\n' "$*"; }
 
-say "insmod iscsi_xt.ko"
+# login IFACE: discovery and login through IFACE ("default" is TCP,
+# "iser"); sets disk (LUN 0) and fsdisk (LUN 1).
+login() {
+	local disks
+
+	iscsiadm -m discovery -t st -p "$portal" -I "$1"
+	iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" --login
+	disks=$(ixt_session_disks 2) || { echo "no disks for LUNs 0 and 1"; exit 1; }
+	disk=$(echo "$disks" | sed -n 1p)
+	fsdisk=$(echo "$disks" | sed -n 2p)
+	iscsiadm -m session -P 1 | grep -E 'Target:|Iface Transport:|Current Portal:'
+}
+
+logout() {
+	iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" --logout
+	iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" -o delete
+}
+
+# read_lun0: "identical" when LUN 0 reads back as the backstore's file.
+read_lun0() {
+	local got
+
+	got=$(dd if="$disk" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1)
+	echo "backstore: $want" >&2
+	echo "read:      $got" >&2
+	[ "$want" = "$got" ] && echo identical || echo DIFFERENT
+}
+
+say "insmod iscsi_xt.ko and iscsi_xt_iser.ko"
 ixt_insmod
+ixt_insmod_iser
+modprobe ib_iser
 dmesg | grep -E 'iscsi_xt' | tail -n 3
+rdma link show
 
 say "configure with targetcli"
 dd if=/dev/urandom of="$img" bs=1M count=16 status=none
+want=$(sha256sum <"$img" | cut -d' ' -f1)
 targetcli <<EOT
 /backstores/ramdisk create name=rd0 size=64M
 /backstores/fileio create name=data file_or_dev=$img
 /iscsi create $wwn
 /iscsi/$wwn/tpg1/luns create /backstores/fileio/data lun=0
 /iscsi/$wwn/tpg1/luns create /backstores/ramdisk/rd0 lun=1
-/iscsi/$wwn/tpg1 set attribute authentication=0 demo_mode_write_protect=0 generate_node_acls=1 cache_dynamic_acls=1
+/iscsi/$wwn/tpg1/portals delete 0.0.0.0 3260
+/iscsi/$wwn/tpg1/portals create $portal 3260
+/iscsi/$wwn/tpg1/portals/$portal:3260 enable_iser true
+/iscsi/$wwn/tpg1/acls create $initiator
+/iscsi/$wwn/tpg1 set attribute authentication=0
 ls
 EOT
+rdma res show cm_id | grep LISTEN
 
 say "configfs tree of the target"
 find "$cfs/$wwn" -maxdepth 3 | sed "s|^$cfs/||" | sort
 
-say "discovery and login over TCP"
-iscsiadm -m discovery -t st -p "$portal"
-iscsiadm -m node -T "$wwn" -p "$portal" --login
-disks=$(ixt_session_disks 2) || { echo "no disks for LUNs 0 and 1"; exit 1; }
-disk=$(echo "$disks" | sed -n 1p)
-disk=${disk#/dev/}
-fsdisk=$(echo "$disks" | sed -n 2p)
-lsblk -o NAME,SIZE,VENDOR,MODEL "/dev/$disk"
+say "discovery and login over TCP, read LUN 0"
+login default
+tcp_read=$(read_lun0)
+logout default
 
-say "read LUN 0 over iSCSI and compare with the backstore"
-want=$(sha256sum <"$img" | cut -d' ' -f1)
-got=$(dd if="/dev/$disk" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1)
-echo "backstore: $want"
-echo "over TCP:  $got"
-[ "$want" = "$got" ] && verdict="identical" || verdict="DIFFERENT"
+say "discovery and login over iSER, read LUN 0"
+login iser
+targetcli sessions detail
+iser_read=$(read_lun0)
 
-say "mkfs.ext4 on LUN 1, mount, write files, remount, verify"
-mnt=/run/demo-mnt
+say "over iSER: mkfs.ext4 on LUN 1, mount, write files"
 mkdir -p "$mnt"
 mkfs.ext4 -q -F "$fsdisk"
 mount "$fsdisk" "$mnt"
@@ -63,29 +96,35 @@ head -c 24M /dev/urandom >"$mnt/tree/a/big.bin"
 for i in $(seq 1 200); do head -c $((i * 97)) /dev/urandom >"$mnt/tree/b/f$i"; done
 (cd "$mnt" && find tree -type f -exec sha256sum {} + | sort -k2) >/run/demo.sums
 umount "$mnt"
+cat /sys/kernel/debug/iscsi_xt_iser/stats
+logout iser
+
+say "over TCP again: fsck, mount and check the files written over iSER"
+login default
 fsck.ext4 -n -f "$fsdisk" >/run/demo.fsck 2>&1 && fsck_ok=clean || fsck_ok=ERRORS
 tail -n 1 /run/demo.fsck
 mount "$fsdisk" "$mnt"
 (cd "$mnt" && sha256sum --quiet -c /run/demo.sums) && fs_ok=identical || fs_ok=DIFFERENT
-echo "$(wc -l </run/demo.sums) files, 24 MiB and more, after remount: $fs_ok; fsck: $fsck_ok"
+echo "$(wc -l </run/demo.sums) files, 24 MiB and more: $fs_ok; fsck: $fsck_ok"
 umount "$mnt"
+logout default
 
 say "summary"
-printf '%-28s %s\n' \
-	"module" "$(cat /sys/module/iscsi_xt/initstate)" \
+printf '%-32s %s\n' \
+	"modules" "iscsi_xt $(cat /sys/module/iscsi_xt/initstate), iscsi_xt_iser $(cat /sys/module/iscsi_xt_iser/initstate)" \
 	"fabric version" "$(head -n 1 "$cfs/lio_version")" \
 	"target" "$wwn" \
-	"portals" "$(ls "$cfs/$wwn/tpgt_1/np" | tr '\n' ' ')" \
+	"portal" "$(ls "$cfs/$wwn/tpgt_1/np" | tr '\n' ' ')(iser $(cat "$cfs/$wwn/tpgt_1/np/$portal:3260/iser"))" \
 	"LUNs" "$(ls "$cfs/$wwn/tpgt_1/lun" | tr '\n' ' ')" \
-	"login over TCP" "ok, LUN 0 is /dev/$disk" \
-	"16 MiB read over TCP" "$verdict" \
-	"ext4 on LUN 1 ($fsdisk)" "files $fs_ok after remount, fsck $fsck_ok"
-echo "iSER comes with its own issue"
+	"16 MiB read over TCP" "$tcp_read" \
+	"16 MiB read over iSER" "$iser_read" \
+	"ext4 written over iSER" "files $fs_ok read over TCP, fsck $fsck_ok"
 
-say "log out and tear down"
-iscsiadm -m node -T "$wwn" -p "$portal" --logout
+say "tear down"
 targetcli clearconfig confirm=true >/dev/null
 rmdir "$cfs"
+rmmod iscsi_xt_iser
 rmmod iscsi_xt
-echo "iscsi_xt unloaded cleanly"
-[ "$verdict" = identical ] && [ "$fs_ok" = identical ] && [ "$fsck_ok" = clean ]
+echo "iscsi_xt_iser and iscsi_xt unloaded cleanly"
+[ "$tcp_read" = identical ] && [ "$iser_read" = identical ] &&
+	[ "$fs_ok" = identical ] && [ "$fsck_ok" = clean ]
