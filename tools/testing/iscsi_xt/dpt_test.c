@@ -15,6 +15,7 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/minmax.h>
 #include <iscsi_xt/dpt.h>
 #include <iscsi_xt/holes.h>
 #include <iscsi_xt/pdu.h>
@@ -938,62 +939,25 @@ TEST(init_rejects_wrong_sizes)
 
 /* ---- Brute-force model ---------------------------------------------- */
 
-/*
- * The model's checks also set model_failed, so that a run stops at its
- * first failure instead of printing one for every step that follows.
- */
-static bool model_failed;
-
-static bool model_note(bool ok)
-{
-	if (!ok)
-		model_failed = true;
-	return ok;
-}
-
-#define MEXPECT_EQ(a, b)	model_note(EXPECT_EQ(a, b))
-#define MEXPECT_NE(a, b)	model_note(EXPECT_NE(a, b))
-#define MEXPECT_TRUE(cond)	model_note(EXPECT_TRUE(cond))
-#define MEXPECT_FALSE(cond)	model_note(EXPECT_FALSE(cond))
-#define MASSERT_EQ(a, b)						\
-	do {								\
-		if (!MEXPECT_EQ(a, b))					\
-			return;						\
-	} while (0)
-#define MASSERT_TRUE(cond)						\
-	do {								\
-		if (!MEXPECT_TRUE(cond))				\
-			return;						\
-	} while (0)
-
 /* splitmix64: a fixed seed makes every run test the same numbers. */
 static u64 rng_state = 0x0dd7ab1e5eed1234ULL;
 
 static u64 rng(void)
 {
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ixt_rng(&rng_state);
 }
 
 /* A number in [lo, hi]. */
 static u32 rng_range(u32 lo, u32 hi)
 {
-	return lo + rng() % ((u64)hi - lo + 1);
-}
-
-static u32 min_u32(u32 a, u32 b)
-{
-	return a < b ? a : b;
+	return ixt_rng_range(&rng_state, lo, hi);
 }
 
 /* The model's own reading of RFC 7143's unsolicited-data rules. */
 static int model_unsol_len(u32 xfer, u32 imm, bool final,
 			   const struct ixt_pdu_limits *lim, u32 *unsol)
 {
-	u32 cap = min_u32(lim->first_burst_length, xfer);
+	u32 cap = min(lim->first_burst_length, xfer);
 
 	if (imm > 0 && !lim->immediate_data)
 		return -EPROTO;
@@ -1099,8 +1063,7 @@ static void model_random_geom(struct model *m)
 		.first_burst_length = rng() % 2 ? 65536 :
 						  rng_range(512, 1 << 20),
 	};
-	cap = min_u32(min_u32(lim.first_burst_length, m->g.xfer_len),
-		      m->mrdsl);
+	cap = min3(lim.first_burst_length, m->g.xfer_len, m->mrdsl);
 	imm = lim.immediate_data && rng() % 2 ? rng_range(0, cap) : 0;
 	if (rng() % 8 == 0)
 		imm = rng_range(0, m->g.xfer_len);	/* maybe too much */
@@ -1141,7 +1104,7 @@ static void model_plan(const struct model *m, struct model_plan *pl,
 		u32 len = first ? first : rng_range(min_len, m->mrdsl);
 
 		first = 0;
-		len = min_u32(len, to - from);
+		len = min(len, to - from);
 		pl->start[pl->nr] = from;
 		pl->len[pl->nr++] = len;
 		from += len;
@@ -1230,11 +1193,10 @@ static void model_check_entries(const struct model *m)
 		u64 want = model_line_room(m, off);
 
 		if (off < m->g.unsol_len)
-			want = min_u32(want, m->g.unsol_len - off);
+			want = min(want, m->g.unsol_len - off);
 		else
-			want = min_u32(min_u32(want, m->g.max_burst),
-				       m->g.xfer_len - off);
-		want = min_u32(want, m->g.xfer_len - off);
+			want = min3(want, m->g.max_burst, m->g.xfer_len - off);
+		want = min(want, m->g.xfer_len - off);
 		if (!MEXPECT_EQ(e->offset, off) ||
 		    !MEXPECT_EQ(e->length, want) ||
 		    !MEXPECT_EQ(e->addr, model_addr(m, off)) ||
@@ -1259,7 +1221,7 @@ static void model_deliver(struct model *m, const struct ixt_dpt_place *p)
 	u32 b, total = 0;
 
 	MEXPECT_EQ(p->addr, model_addr(m, p->offset));
-	MEXPECT_EQ(p->contig, min_u32(p->len, model_line_room(m, p->offset)));
+	MEXPECT_EQ(p->contig, min(p->len, model_line_room(m, p->offset)));
 	MASSERT_EQ(ixt_dpt_iter_init(&it, &m->t, p->offset, p->len), 0);
 	while (ixt_dpt_iter_next(&it, &pc)) {
 		MEXPECT_EQ(pc.offset, p->offset + total);
@@ -1349,10 +1311,9 @@ static void model_get_r2ts(struct model *m)
 
 	while (!(ret = ixt_dpt_next_r2t(&m->t, &r2t))) {
 		struct model_r2t *r;
-		u64 want = min_u32(model_line_room(m, m->next_sol),
-				   m->g.max_burst);
+		u64 want = min(model_line_room(m, m->next_sol), m->g.max_burst);
 
-		want = min_u32(want, m->g.xfer_len - m->next_sol);
+		want = min(want, m->g.xfer_len - m->next_sol);
 		MASSERT_TRUE(m->nr_r2t < m->g.max_r2t);
 		MASSERT_EQ(r2t.offset, m->next_sol);
 		MASSERT_EQ(r2t.length, want);
@@ -1435,7 +1396,7 @@ static void model_run(struct model *m)
 	u32 b, received = 0, next_r2t = 0, stalled = 0;
 
 	model_check_entries(m);
-	while (!ixt_dpt_is_complete(&m->t) && !model_failed) {
+	while (!ixt_dpt_is_complete(&m->t) && !ixt_model_failed) {
 		u64 r = rng() % 8;
 
 		/* Each step has a fair chance to move things on. */
@@ -1457,7 +1418,7 @@ static void model_run(struct model *m)
 		    m->next_sol == m->g.xfer_len)
 			break;
 	}
-	if (model_failed)
+	if (ixt_model_failed)
 		return;
 	MEXPECT_TRUE(ixt_dpt_is_complete(&m->t));
 	MEXPECT_EQ(m->next_sol, m->g.xfer_len);
@@ -1471,8 +1432,8 @@ TEST(random_against_model)
 {
 	unsigned int i, run = 0;
 
-	model_failed = false;
-	for (i = 0; i < 1500 && !model_failed; i++) {
+	ixt_model_failed = false;
+	for (i = 0; i < 1500 && !ixt_model_failed; i++) {
 		struct model m = { 0 };
 		u64 seed = rng_state;
 
@@ -1492,7 +1453,7 @@ TEST(random_against_model)
 		model_free(&m);
 	}
 	IXT_CASE("runs");
-	EXPECT_TRUE(run > 1400 || model_failed);
+	EXPECT_TRUE(run > 1400 || ixt_model_failed);
 }
 
 /* The walker against the model on random ranges of random layouts. */
@@ -1500,8 +1461,8 @@ TEST(random_walk_against_model)
 {
 	unsigned int i, j;
 
-	model_failed = false;
-	for (i = 0; i < 300 && !model_failed; i++) {
+	ixt_model_failed = false;
+	for (i = 0; i < 300 && !ixt_model_failed; i++) {
 		struct model m = { 0 };
 
 		model_random_geom(&m);
@@ -1523,8 +1484,8 @@ TEST(random_walk_against_model)
 				MEXPECT_EQ(pc.offset, at);
 				MEXPECT_EQ(pc.addr, model_addr(&m, at));
 				MEXPECT_EQ(pc.len,
-					   min_u32(model_line_room(&m, at),
-						   off + len - at));
+					   min(model_line_room(&m, at),
+					       off + len - at));
 				at += pc.len;
 				n++;
 			}

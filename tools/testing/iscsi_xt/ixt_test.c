@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runner of the tiny unit-test framework (see ixt_test.h), and the
- * WARN_ON() counter behind the <linux/bug.h> shim.
+ * Runner of the tiny unit-test framework (see ixt_test.h), the WARN_ON()
+ * counter behind the <linux/bug.h> shim, and the checks and random numbers
+ * of the tests' brute-force models.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +102,60 @@ bool ixt_test_warn_end(unsigned long since, unsigned long want,
 	ixt_fail(file, line);
 	printf("#   expected %lu warnings, got %lu\n", want, got);
 	return false;
+}
+
+/*
+ * Set by the MEXPECT_*() and MASSERT_*() checks that fail; the tests of a
+ * model clear it before a run and stop the run once it is set.
+ */
+bool ixt_model_failed;
+
+/**
+ * ixt_model_note() - note the outcome of a model's check
+ * @ok: what the check returned.
+ *
+ * Sets ixt_model_failed if @ok is false.
+ *
+ * Return: @ok.
+ */
+bool ixt_model_note(bool ok)
+{
+	if (!ok)
+		ixt_model_failed = true;
+	return ok;
+}
+
+/**
+ * ixt_rng() - the next number of a splitmix64 generator
+ * @state: the generator's state, which a fixed seed starts.
+ *
+ * The same seed gives the same numbers, so that every run of a test tests
+ * the same cases.
+ *
+ * Return: 64 random bits.
+ */
+u64 ixt_rng(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/**
+ * ixt_rng_range() - a number of a splitmix64 generator within bounds
+ * @state: the generator's state, as for ixt_rng().
+ * @lo: the smallest number wanted.
+ * @hi: the largest number wanted, not below @lo.
+ *
+ * Draws one number of ixt_rng(), whatever the bounds.
+ *
+ * Return: a number in [@lo, @hi].
+ */
+u32 ixt_rng_range(u64 *state, u32 lo, u32 hi)
+{
+	return lo + ixt_rng(state) % ((u64)hi - lo + 1);
 }
 
 static int ixt_test_cmp(const void *a, const void *b)

@@ -13,11 +13,19 @@
  * as "# ..." lines) and ends with exactly one line "N passed, N failed";
  * it exits non-zero if any test failed. An argument runs only the tests
  * whose names contain it.
+ *
+ * For brute-force models: MEXPECT_*() and MASSERT_*() check as EXPECT_*()
+ * and ASSERT_*() do and also set ixt_model_failed on a failure, so that a
+ * model can stop at its first one instead of printing one for every step
+ * that follows; ixt_rng() and ixt_rng_range() draw random cases from a
+ * state each test seeds itself, so that every run tests the same numbers.
  */
 #ifndef _IXT_TEST_H
 #define _IXT_TEST_H
 
 #include <stdbool.h>
+
+#include <linux/types.h>
 
 /**
  * struct ixt_test - one registered test
@@ -43,6 +51,12 @@ bool ixt_test_check_eq(long long a, long long b, bool want_equal,
 unsigned long ixt_test_warn_begin(void);
 bool ixt_test_warn_end(unsigned long since, unsigned long want,
 		       const char *file, int line);
+
+extern bool ixt_model_failed;
+bool ixt_model_note(bool ok);
+
+u64 ixt_rng(u64 *state);
+u32 ixt_rng_range(u64 *state, u32 lo, u32 hi);
 
 #define TEST(test)							\
 	static void ixt_test_fn_##test(void);				\
@@ -72,26 +86,25 @@ bool ixt_test_warn_end(unsigned long since, unsigned long want,
 	ixt_test_check_eq((long long)(a), (long long)(b), false,	\
 			  __FILE__, __LINE__, #a, #b)
 
-#define ASSERT_TRUE(cond)						\
+#define MEXPECT_TRUE(cond)	ixt_model_note(EXPECT_TRUE(cond))
+#define MEXPECT_FALSE(cond)	ixt_model_note(EXPECT_FALSE(cond))
+#define MEXPECT_EQ(a, b)	ixt_model_note(EXPECT_EQ(a, b))
+#define MEXPECT_NE(a, b)	ixt_model_note(EXPECT_NE(a, b))
+
+/* Returns from the test, or from the helper it is used in, unless @ok. */
+#define IXT_RETURN_UNLESS(ok)						\
 	do {								\
-		if (!EXPECT_TRUE(cond))					\
+		if (!(ok))						\
 			return;						\
 	} while (0)
-#define ASSERT_FALSE(cond)						\
-	do {								\
-		if (!EXPECT_FALSE(cond))				\
-			return;						\
-	} while (0)
-#define ASSERT_EQ(a, b)							\
-	do {								\
-		if (!EXPECT_EQ(a, b))					\
-			return;						\
-	} while (0)
-#define ASSERT_NE(a, b)							\
-	do {								\
-		if (!EXPECT_NE(a, b))					\
-			return;						\
-	} while (0)
+
+#define ASSERT_TRUE(cond)	IXT_RETURN_UNLESS(EXPECT_TRUE(cond))
+#define ASSERT_FALSE(cond)	IXT_RETURN_UNLESS(EXPECT_FALSE(cond))
+#define ASSERT_EQ(a, b)		IXT_RETURN_UNLESS(EXPECT_EQ(a, b))
+#define ASSERT_NE(a, b)		IXT_RETURN_UNLESS(EXPECT_NE(a, b))
+
+#define MASSERT_TRUE(cond)	IXT_RETURN_UNLESS(MEXPECT_TRUE(cond))
+#define MASSERT_EQ(a, b)	IXT_RETURN_UNLESS(MEXPECT_EQ(a, b))
 
 #define EXPECT_WARNS(n, stmt)						\
 	do {								\

@@ -1257,11 +1257,7 @@ static u64 rng_state;
 
 static u64 rng(void)
 {
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ixt_rng(&rng_state);
 }
 
 /*

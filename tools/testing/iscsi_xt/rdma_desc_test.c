@@ -18,6 +18,7 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/minmax.h>
 #include <iscsi_xt/rdma_desc.h>
 
 #include "ixt_test.h"
@@ -25,56 +26,18 @@
 #define KIB	1024U
 #define MIB	(1024 * KIB)
 
-/*
- * The checks of the helpers below also set model_failed, so that a run
- * stops at its first failure instead of printing one for every step that
- * follows.
- */
-static bool model_failed;
-
-static bool model_note(bool ok)
-{
-	if (!ok)
-		model_failed = true;
-	return ok;
-}
-
-#define MEXPECT_EQ(a, b)	model_note(EXPECT_EQ(a, b))
-#define MEXPECT_NE(a, b)	model_note(EXPECT_NE(a, b))
-#define MEXPECT_TRUE(cond)	model_note(EXPECT_TRUE(cond))
-#define MEXPECT_FALSE(cond)	model_note(EXPECT_FALSE(cond))
-#define MASSERT_EQ(a, b)						\
-	do {								\
-		if (!MEXPECT_EQ(a, b))					\
-			return;						\
-	} while (0)
-#define MASSERT_TRUE(cond)						\
-	do {								\
-		if (!MEXPECT_TRUE(cond))				\
-			return;						\
-	} while (0)
-
 /* splitmix64: a fixed seed makes every run test the same numbers. */
 static u64 rng_state = 0x5eed0fd1ce5c0a1eULL;
 
 static u64 rng(void)
 {
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return ixt_rng(&rng_state);
 }
 
 /* A number in [lo, hi]. */
 static u32 rng_range(u32 lo, u32 hi)
 {
-	return lo + rng() % ((u64)hi - lo + 1);
-}
-
-static u32 min_u32(u32 a, u32 b)
-{
-	return a < b ? a : b;
+	return ixt_rng_range(&rng_state, lo, hi);
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -219,8 +182,8 @@ static void model_build(const struct xfer *x, struct chain *c, bool bytewise)
 			left--;
 			if (bytewise)
 				continue;
-			n = min_u32(left, x->lim.max_wr_len -
-					  c->wr[c->nr_wr - 1].len);
+			n = min(left, x->lim.max_wr_len -
+				      c->wr[c->nr_wr - 1].len);
 			c->sge[c->nr_sge - 1].len += n;
 			c->wr[c->nr_wr - 1].len += n;
 			addr += n;
@@ -254,7 +217,7 @@ static bool take_sge(const struct xfer *x, u32 *cur, u32 *off,
 			       *off);
 			return false;
 		}
-		n = min_u32(left, x->pieces[*cur].len - *off);
+		n = min(left, x->pieces[*cur].len - *off);
 		addr += n;
 		left -= n;
 		*off += n;
@@ -413,7 +376,7 @@ static void build_all(struct ixt_rd_state *st, u32 max_step, u32 want_nr,
 	const struct ixt_rd_wr *wr;
 	bool *used;
 
-	while (!ixt_rd_done(st) && !model_failed) {
+	while (!ixt_rd_done(st) && !ixt_model_failed) {
 		if (rng() % 8 == 0) {
 			struct ixt_rd_sge sge;
 			struct ixt_rd_wr one;
@@ -432,10 +395,10 @@ static void build_all(struct ixt_rd_state *st, u32 max_step, u32 want_nr,
 		used = xcalloc(room, sizeof(*used));
 		before = *st;
 		n = ixt_rd_build(st, step, wrs, sges);
-		MEXPECT_EQ(n, min_u32(step, before.nr_wrs - before.wrs_done));
+		MEXPECT_EQ(n, min(step, before.nr_wrs - before.wrs_done));
 		MEXPECT_EQ(st->wrs_done, before.wrs_done + n);
 		built = 0;
-		for (i = 0; i < n && i < step && !model_failed; i++) {
+		for (i = 0; i < n && i < step && !ixt_model_failed; i++) {
 			wr = &wrs[i];
 			if (!MEXPECT_TRUE(wr->nr_sge >= 1 &&
 					  wr->nr_sge <= st->lim.max_sge) ||
@@ -458,7 +421,7 @@ static void build_all(struct ixt_rd_state *st, u32 max_step, u32 want_nr,
 		free(wrs);
 		free(sges);
 		free(used);
-		if (model_failed)
+		if (ixt_model_failed)
 			return;
 		check_state(st, &before, built);
 		MEXPECT_EQ(ixt_rd_done(st), out->nr_wr >= want_nr);
@@ -489,12 +452,12 @@ static void check_xfer(const struct xfer *x, const struct chain *want,
 	MEXPECT_EQ(st.len, x->len);
 	MEXPECT_EQ(ixt_rd_done(&st), want->nr_wr == 0);
 	build_all(&st, max_step, want->nr_wr, &got);
-	if (!model_failed) {
+	if (!ixt_model_failed) {
 		check_chain(x, &got);
 		expect_same_chain(&got, want);
 	}
 	chain_free(&got);
-	if (model_failed)
+	if (ixt_model_failed)
 		return;
 	MEXPECT_TRUE(ixt_rd_done(&st));
 	MEXPECT_EQ(st.done, x->len);
@@ -699,7 +662,7 @@ TEST(vectors)
 					      vectors[i].wrs[j].sge[s].addr,
 					      vectors[i].wrs[j].sge[s].len);
 		}
-		model_failed = false;
+		ixt_model_failed = false;
 		IXT_CASE("%s: the table", vectors[i].what);
 		EXPECT_EQ(len, x.len);
 		check_chain(&x, &want);
@@ -707,7 +670,7 @@ TEST(vectors)
 		model_build(&x, &model, x.len <= 64 * KIB);
 		expect_same_chain(&model, &want);
 		for (k = 0; k < ARRAY_SIZE(steps); k++) {
-			model_failed = false;
+			ixt_model_failed = false;
 			IXT_CASE("%s: %u a call", vectors[i].what, steps[k]);
 			check_xfer(&x, &want, steps[k]);
 		}
@@ -843,7 +806,7 @@ TEST(huge_piece_divided)
 	EXPECT_EQ(i, 4096);
 	EXPECT_TRUE(ixt_rd_done(&st));
 
-	model_failed = false;
+	ixt_model_failed = false;
 	model_build(&x, &want, false);
 	IXT_CASE("against the model, up to 8 a call");
 	EXPECT_EQ(want.nr_wr, 4096);
@@ -1093,8 +1056,8 @@ TEST(random_against_model)
 	struct xfer x;
 	u64 seed;
 
-	model_failed = false;
-	for (i = 0; i < 3000 && !model_failed; i++) {
+	ixt_model_failed = false;
+	for (i = 0; i < 3000 && !ixt_model_failed; i++) {
 		seed = rng_state;
 		random_xfer(&x, pieces);
 		IXT_CASE("seed %#llx: %u pieces, %#x bytes, max_sge %u, max_wr_len %u",
@@ -1104,13 +1067,13 @@ TEST(random_against_model)
 		model_build(&x, &want, x.len <= 64 * KIB);
 		/* The model keeps the rules too. */
 		check_chain(&x, &want);
-		if (!model_failed)
+		if (!ixt_model_failed)
 			check_xfer(&x, &want, 8);
-		if (!model_failed)
+		if (!ixt_model_failed)
 			check_xfer(&x, &want, 0);
-		if (!model_failed)
+		if (!ixt_model_failed)
 			check_rejects(&x);
-		if (model_failed)
+		if (ixt_model_failed)
 			print_xfer(&x);
 		chain_free(&want);
 	}
@@ -1125,8 +1088,8 @@ TEST(model_runs_are_bytes)
 	struct xfer x;
 	u64 seed;
 
-	model_failed = false;
-	for (i = 0; i < 300 && !model_failed; i++) {
+	ixt_model_failed = false;
+	for (i = 0; i < 300 && !ixt_model_failed; i++) {
 		seed = rng_state;
 		random_xfer(&x, pieces);
 		if (x.len > MIB)
@@ -1137,7 +1100,7 @@ TEST(model_runs_are_bytes)
 		model_build(&x, &bytes, true);
 		model_build(&x, &runs, false);
 		expect_same_chain(&runs, &bytes);
-		if (model_failed)
+		if (ixt_model_failed)
 			print_xfer(&x);
 		chain_free(&bytes);
 		chain_free(&runs);
