@@ -236,6 +236,66 @@ ixt_fio_verify() {
 	return 1
 }
 
+# ixt_negotiated "Key: Value"...: iscsiadm shows each of them for the
+# open-iscsi session; prints what it shows instead when not.
+ixt_negotiated() {
+	local p kv
+
+	p=$(iscsiadm -m session -P2 2>/dev/null)
+	for kv in "$@"; do
+		grep -qx "[[:space:]]*$kv" <<<"$p" && continue
+		ktap_print_msg "want $kv, have: $(grep -m1 "^[[:space:]]*${kv%%:*}:" <<<"$p" | tr -d '\t')"
+		return 1
+	done
+}
+
+# ixt_write_tree DIR SUMS: a tree of some 24 MiB under DIR/tree, one file
+# of 12 MiB and two hundred smaller ones, half in nested directories;
+# their sha256 sums go to SUMS, for "sha256sum -c" from DIR.
+ixt_write_tree() {
+	local dir=$1 sums=$2 i
+
+	mkdir -p "$dir/tree/big" "$dir/tree/small/a/b" || return 1
+	head -c 12M /dev/urandom >"$dir/tree/big/12M.bin" || return 1
+	for ((i = 1; i <= 100; i++)); do
+		head -c $((i * 997)) /dev/urandom >"$dir/tree/small/f$i"
+		head -c $((i * 1499)) /dev/urandom >"$dir/tree/small/a/b/g$i"
+	done
+	(cd "$dir" && find tree -type f -exec sha256sum {} + | sort -k2) >"$sums"
+	[ "$(wc -l <"$sums")" -eq 201 ]
+}
+
+# ixt_show_tail FILE: the end of a command's output, as KTAP diagnostics.
+ixt_show_tail() {
+	local line
+
+	tail -n 20 "$1" | while read -r line; do
+		ktap_print_msg "$line"
+	done
+}
+
+# ixt_data_target TPG RD IB RD_PAGES PORTAL [ISER]: the target of the data
+# tests: TPG in demo mode (no authentication, writable), LUN 0 on the
+# ramdisk backstore RD of RD_PAGES pages, LUN 1 on the iblock backstore
+# IB over /dev/nullb0, a portal on PORTAL serving iSER too when ISER is 1,
+# enabled.
+ixt_data_target() {
+	local tpg=$1 rd=$2 ib=$3 pages=$4 portal=$5 iser=${6:-0}
+
+	mkdir -p "$rd" && echo "rd_pages=$pages" >"$rd/control" &&
+		echo 1 >"$rd/enable" &&
+		mkdir -p "$ib" && echo udev_path=/dev/nullb0 >"$ib/control" &&
+		echo 1 >"$ib/enable" &&
+		mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
+		ln -s "$rd" "$tpg/lun/lun_0/rd" && ln -s "$ib" "$tpg/lun/lun_1/nb" &&
+		mkdir "$tpg/np/$portal" &&
+		{ [ "$iser" = 0 ] || echo 1 >"$tpg/np/$portal/iser"; } &&
+		echo 0 >"$tpg/attrib/authentication" &&
+		echo 1 >"$tpg/attrib/generate_node_acls" &&
+		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
+		echo 1 >"$tpg/enable"
+}
+
 # ixt_wait SECONDS COMMAND...: run COMMAND every half second until it
 # succeeds (status 0) or SECONDS have passed (status 1).
 ixt_wait() {

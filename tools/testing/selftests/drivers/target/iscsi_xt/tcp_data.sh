@@ -83,18 +83,6 @@ login() {
 	[ -n "${disk[0]}" ] && [ -n "${disk[1]}" ]
 }
 
-# negotiated "Key: Value"...: iscsiadm shows each of them for the session.
-negotiated() {
-	local p kv
-
-	p=$(iscsiadm -m session -P2 2>/dev/null)
-	for kv in "$@"; do
-		grep -qx "[[:space:]]*$kv" <<<"$p" && continue
-		ktap_print_msg "want $kv, have: $(grep -m1 "^[[:space:]]*${kv%%:*}:" <<<"$p" | tr -d '\t')"
-		return 1
-	done
-}
-
 # fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
 # KiB (8 MiB at most) at the start of the next unused 8 MiB region of LUN.
 fio_cell() {
@@ -103,46 +91,13 @@ fio_cell() {
 	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
 }
 
-# A tree of some 24 MiB: one file of 12 MiB and two hundred smaller ones,
-# half in nested directories; their sha256 sums go to $work/sums.
-write_tree() {
-	local i
-
-	mkdir -p "$mnt/tree/big" "$mnt/tree/small/a/b" || return 1
-	head -c 12M /dev/urandom >"$mnt/tree/big/12M.bin" || return 1
-	for ((i = 1; i <= 100; i++)); do
-		head -c $((i * 997)) /dev/urandom >"$mnt/tree/small/f$i"
-		head -c $((i * 1499)) /dev/urandom >"$mnt/tree/small/a/b/g$i"
-	done
-	(cd "$mnt" && find tree -type f -exec sha256sum {} + | sort -k2) >"$work/sums"
-	[ "$(wc -l <"$work/sums")" -eq 201 ]
-}
-
-# show FILE: the end of a command's output, as KTAP diagnostics.
-show() {
-	tail -n 20 "$1" | while read -r line; do
-		ktap_print_msg "$line"
-	done
-}
-
 ixt_begin 43
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=2048 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 
-{
-	mkdir -p "$rd" && echo rd_pages=$rd_pages >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
-		mkdir -p "$ib" && echo udev_path=/dev/nullb0 >"$ib/control" &&
-		echo 1 >"$ib/enable" &&
-		mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
-		ln -s "$rd" "$tpg/lun/lun_0/rd" && ln -s "$ib" "$tpg/lun/lun_1/nb" &&
-		mkdir "$tpg/np/$portal" &&
-		echo 0 >"$tpg/attrib/authentication" &&
-		echo 1 >"$tpg/attrib/generate_node_acls" &&
-		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
-		echo 1 >"$tpg/enable"
-} || ktap_exit_fail_msg "cannot configure the target"
+ixt_data_target "$tpg" "$rd" "$ib" $rd_pages "$portal" ||
+	ktap_exit_fail_msg "cannot configure the target"
 for p in $params; do
 	param0[$p]=$(cat "$tpg/param/$p")
 done
@@ -164,13 +119,13 @@ for lun in 0 1; do
 done
 
 ixt_check "mkfs.ext4 on LUN 1" \
-	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { show "$work/mkfs"; false; }'
+	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { ixt_show_tail "$work/mkfs"; false; }'
 ixt_check "a tree of files written, synced and unmounted" \
-	eval 'mount "${disk[1]}" "$mnt" && write_tree && sync && umount "$mnt"'
+	eval 'mount "${disk[1]}" "$mnt" && ixt_write_tree "$mnt" "$work/sums" && sync && umount "$mnt"'
 # A new session, so that nothing below is read from the initiator's caches.
 ixt_check "a fresh login shows both LUNs again" login "" ""
 ixt_check "fsck.ext4 -n -f finds the file system clean" \
-	eval 'fsck.ext4 -n -f "${disk[1]}" >"$work/fsck" 2>&1 || { show "$work/fsck"; false; }'
+	eval 'fsck.ext4 -n -f "${disk[1]}" >"$work/fsck" 2>&1 || { ixt_show_tail "$work/fsck"; false; }'
 ixt_check "remounted, every file has its sha256" \
 	eval 'mount -o ro "${disk[1]}" "$mnt" && (cd "$mnt" && sha256sum --quiet -c "$work/sums") &&
 	      umount "$mnt"'
@@ -185,7 +140,7 @@ scenario() {
 	shift 3
 	ixt_check "$name: a fresh login shows both LUNs" login "$tset" "$iset"
 	ixt_check "$name: negotiated $(printf '%s, ' "$@" | sed 's/, $//')" \
-		negotiated "$@"
+		ixt_negotiated "$@"
 	ixt_check "$name: LUN 0: fio random writes verified, bs=64k iodepth=8" \
 		fio_cell 0 64k 8 8192
 	ixt_check "$name: LUN 1: fio random writes verified, bs=1M iodepth=4" \

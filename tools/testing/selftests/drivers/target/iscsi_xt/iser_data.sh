@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The data path with open-iscsi over iSER (soft-RoCE rxe0), proved by
+# fio: a ramdisk LUN and an iblock LUN over a memory-backed null_blk take
+# random writes of 512 bytes to 1 MiB at iodepth 1 and 32, and 4 MiB
+# writes (the iSER initiator reloaded with max_sectors=8192, above its
+# default 512 KiB), every block read back with its CRC32C right: Data-In
+# leaves as RDMA WRITEs from the cache lines, solicited Data-Out comes in
+# as RDMA READs straight into them. Then ext4 on the iblock LUN, checked
+# with fsck and sha256 after a fresh login. Three more logins negotiate
+# other settings: ImmediateData=No with InitialR2T=Yes (every byte fetched
+# by RDMA READ), InitialR2T=No with FirstBurstLength 16 KiB (unsolicited
+# Data-Out PDUs placed from receive buffers, the rest fetched), and
+# ImmediateData with a FirstBurstLength of 512 bytes (an unaligned split
+# between immediate and fetched data). Last, the descriptor builder's
+# limits are shrunk with the iSER module's debug parameters (1 SGE and
+# 4 KiB per work request, a send queue of 4): the debugfs counters show
+# that transfers were divided and continued after waiting for send queue
+# slots, and fio still verifies every block. At the end the module unloads
+# with every cache line back in the pool, and the target rejected no PDU.
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_cmd fio mkfs.ext4 fsck.ext4 sha256sum
+ixt_require_initiator
+ixt_require_iser
+modprobe -q target_core_iblock || ixt_skip_all "target_core_iblock unavailable"
+modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
+[ "$IXT_TARGET" = xt ] || ixt_skip_all "iser_data.sh reads iscsi_xt's own counters"
+
+tgt=iqn.2026-11.org.example.iser:data
+portal=$IXT_ADDR4_T:3260
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+rd=$IXT_CFS/core/rd_mcp_79/ixt_iser_rd
+ib=$IXT_CFS/core/iblock_79/ixt_iser_nb
+rd_pages=32768
+stats=/sys/kernel/debug/iscsi_xt_iser/stats
+iser_params=/sys/module/iscsi_xt_iser/parameters
+mnt=$(mktemp -d)
+work=$(mktemp -d)
+disk=()
+region=(0 0)
+
+params="InitialR2T ImmediateData FirstBurstLength MaxBurstLength"
+declare -A param0
+
+cleanup() {
+	mountpoint -q "$mnt" && umount "$mnt"
+	rm -rf "$mnt" "$work"
+}
+trap cleanup EXIT
+
+# login TARGET_SETTINGS [NAME=VALUE...]: log out if logged in, offer the
+# TPG's defaults changed by TARGET_SETTINGS ("Key=Value ..."), log in over
+# iSER with the node settings given; sets disk[] to the disks of LUN 0
+# and LUN 1.
+login() {
+	local kv
+
+	ixt_iser_logout "$tgt" "$portal"
+	for kv in $params; do
+		echo "${param0[$kv]}" >"$tpg/param/$kv" || return 1
+	done
+	for kv in $1; do
+		echo "${kv#*=}" >"$tpg/param/${kv%%=*}" || return 1
+	done
+	shift
+	ixt_iser_login "$tgt" "$portal" "$@" || return 1
+	disk[0]=$(ixt_target_disk "$tgt" 0) && disk[1]=$(ixt_target_disk "$tgt" 1)
+}
+
+# fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
+# KiB (8 MiB at most) at the start of the next unused 8 MiB region of LUN.
+fio_cell() {
+	local lun=$1
+
+	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
+}
+
+# iser_stat NAME: a counter of the iSER transport.
+iser_stat() {
+	awk -v n="$1" '$1 == n { print $2 }' "$stats"
+}
+
+ixt_begin 49
+# The initiator's largest command, 4 MiB, for the 4 MiB cells.
+rmmod ib_iser 2>/dev/null
+modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
+ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
+ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=8192 ||
+	ktap_exit_fail_msg "cannot load null_blk"
+
+ixt_data_target "$tpg" "$rd" "$ib" $rd_pages "$portal" 1 ||
+	ktap_exit_fail_msg "cannot configure the target"
+for p in $params; do
+	param0[$p]=$(cat "$tpg/param/$p")
+done
+
+ixt_check "the initiator logs in over iSER, both LUNs show up as disks" login ""
+ixt_check "the session runs over iSER" \
+	eval '[ "$(ixt_sid_transport "$(ixt_sid iser "$tgt")")" = iser ]'
+
+w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads)
+declare -A cell_kib=([512]=1024 [4k]=4096 [64k]=8192 [1M]=8192 [4M]=8192)
+for lun in 0 1; do
+	for qd in 1 32; do
+		for bs in 512 4k 64k 1M; do
+			ixt_check "LUN $lun: fio random writes verified, bs=$bs iodepth=$qd" \
+				fio_cell $lun $bs $qd "${cell_kib[$bs]}"
+		done
+	done
+	ixt_check "LUN $lun: fio random writes verified, bs=4M iodepth=4" \
+		fio_cell $lun 4M 4 8192
+done
+ixt_check "the data moved by RDMA WRITEs and READs ($(($(iser_stat rdma_writes) - w0)) and $(($(iser_stat rdma_reads) - r0)))" \
+	eval '[ "$(iser_stat rdma_writes)" -gt "$w0" ] && [ "$(iser_stat rdma_reads)" -gt "$r0" ]'
+
+ixt_check "mkfs.ext4 on LUN 1" \
+	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { ixt_show_tail "$work/mkfs"; false; }'
+ixt_check "a tree of files written, synced and unmounted" \
+	eval 'mount "${disk[1]}" "$mnt" && ixt_write_tree "$mnt" "$work/sums" && sync && umount "$mnt"'
+ixt_check "a fresh login shows both LUNs again" login ""
+ixt_check "fsck.ext4 -n -f finds the file system clean" \
+	eval 'fsck.ext4 -n -f "${disk[1]}" >"$work/fsck" 2>&1 || { ixt_show_tail "$work/fsck"; false; }'
+ixt_check "remounted, every file has its sha256" \
+	eval 'mount -o ro "${disk[1]}" "$mnt" && (cd "$mnt" && sha256sum --quiet -c "$work/sums") &&
+	      umount "$mnt"'
+
+# scenario NAME TARGET_SETTINGS NODE_SETTINGS NEGOTIATED...: a login with
+# those settings shows the NEGOTIATED values, and fio verifies 64 KiB
+# writes at iodepth 8 on LUN 0 and 1 MiB writes at iodepth 4 on LUN 1.
+scenario() {
+	local name=$1 tset=$2 iset=$3
+
+	shift 3
+	# shellcheck disable=SC2086
+	ixt_check "$name: a fresh login shows both LUNs" login "$tset" $iset
+	ixt_check "$name: negotiated $(printf '%s, ' "$@" | sed 's/, $//')" \
+		ixt_negotiated "$@"
+	ixt_check "$name: LUN 0: fio random writes verified, bs=64k iodepth=8" \
+		fio_cell 0 64k 8 8192
+	ixt_check "$name: LUN 1: fio random writes verified, bs=1M iodepth=4" \
+		fio_cell 1 1M 4 8192
+}
+
+scenario "all fetched" "ImmediateData=No InitialR2T=Yes" \
+	"node.session.iscsi.ImmediateData=No node.session.iscsi.InitialR2T=Yes" \
+	"ImmediateData: No" "InitialR2T: Yes"
+scenario "unsolicited Data-Out" \
+	"InitialR2T=No ImmediateData=No FirstBurstLength=16384" \
+	"node.session.iscsi.InitialR2T=No node.session.iscsi.ImmediateData=No node.session.iscsi.FirstBurstLength=16384" \
+	"InitialR2T: No" "ImmediateData: No" "FirstBurstLength: 16384"
+scenario "unaligned immediate data" "ImmediateData=Yes FirstBurstLength=512" \
+	"node.session.iscsi.ImmediateData=Yes node.session.iscsi.FirstBurstLength=512" \
+	"ImmediateData: Yes" "FirstBurstLength: 512"
+
+# The builder at its smallest: every work request one SGE of at most
+# 4 KiB, and a send queue of 4 work requests.
+echo 1 >"$iser_params/dbg_max_sge"
+echo 4096 >"$iser_params/dbg_max_wr_len"
+echo 4 >"$iser_params/send_depth"
+x0=$(iser_stat xfers) w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads) q0=$(iser_stat sq_waits)
+scenario "small builder limits" "" "" "ImmediateData: Yes"
+ixt_check "LUN 1: fio random writes verified, bs=4M iodepth=2, small builder limits" \
+	fio_cell 1 4M 2 8192
+xfers=$(($(iser_stat xfers) - x0))
+wrs=$(($(iser_stat rdma_writes) - w0 + $(iser_stat rdma_reads) - r0))
+waits=$(($(iser_stat sq_waits) - q0))
+ixt_check "small builder limits: transfers divided ($wrs work requests for $xfers transfers)" \
+	[ "$wrs" -ge $((xfers * 8)) ]
+ixt_check "small builder limits: transfers waited for send queue slots and went on ($waits times)" \
+	[ "$waits" -gt 0 ]
+echo 0 >"$iser_params/dbg_max_sge"
+echo 0 >"$iser_params/dbg_max_wr_len"
+echo 256 >"$iser_params/send_depth"
+
+ixt_check "the initiator logs out" ixt_iser_logout "$tgt" "$portal"
+ixt_node iser "$tgt" "$portal" -o delete
+ixt_cfs_clear
+rmmod null_blk
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
+ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
+ixt_check "nothing was rejected" eval '! ixt_klog_since_mark | grep -q "rejecting"'
+rmmod ib_iser && modprobe ib_iser
+ixt_finish
