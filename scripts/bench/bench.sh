@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: iscsi_xt against LIO's own target, side by side in one VM
-# boot, alternating per round (see scripts/bench/guest.sh).
+# boot, alternating per round and transport (see scripts/bench/guest.sh):
+# over TCP, iscsi_xt against iscsi_target_mod; over iSER (soft-RoCE rxe0),
+# iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert.
 #
-#   scripts/bench/bench.sh [-q | -s] [-r ROUNDS] [-p PARAMS] [CELL...]
+#   scripts/bench/bench.sh [-q | -s] [-r ROUNDS] [-t LIST] [-p PARAMS] [CELL...]
 #
 #   -q          quick: one round, 3 s cells after a 1 s ramp
 #   -s          smoke test of the harness (make check): one round of 1 s
 #               cells, 4 KiB random reads at iodepth 1 and writes at 32
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
+#   -t LIST     transports, in the order run: tcp, iser or tcp,iser
+#               (default: both); may be repeated
 #   -p PARAMS   iscsi_xt module parameters, e.g. "line_size=262144"
 #               (default: none); the table's header names them
 #
@@ -23,23 +27,37 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=3 runtime=10 ramp=2
 
-smoke= name=bench xt_params=
-while getopts "qsr:p:" opt; do
+smoke= name=bench xt_params= transports=
+while getopts "qsr:t:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
 	r)	rounds=$OPTARG ;;
+	t)	for tp in ${OPTARG//,/ }; do
+			case "$tp" in
+			tcp | iser) ;;
+			*)	echo "bench: -t $tp: tcp or iser expected" >&2
+				exit 2 ;;
+			esac
+			case " $transports " in
+			*" $tp "*) ;;
+			*)	transports="${transports:+$transports }$tp" ;;
+			esac
+		done ;;
 	p)	xt_params=$OPTARG ;;
 	*)	exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+transports=${transports:-tcp iser}
 [ -n "$smoke" ] && [ $# -eq 0 ] && set -- randread-4k-qd1 randwrite-4k-qd32
+ntp=$(wc -w <<<"$transports")
 
 "$top/scripts/setup.sh" "$build"
 make -s -C "$top" modules
-IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t 5400 -n "$name" \
-	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" "$@"
+IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t $((5400 * ntp)) -n "$name" \
+	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" \
+	"$transports" "$@"
 
 out=$build/$name
 mkdir -p "$out"
@@ -48,6 +66,10 @@ cp "$build/vm/$name/cells.jsonl" "$out/"
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
 	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); VM: QEMU TCG, 2 vCPUs, 6 GiB"
+	case " $transports " in
+	*" iser "*) echo "transports: $transports (iSER over soft-RoCE rxe0 on veth0, MTU 9000)" ;;
+	*)	echo "transports: $transports" ;;
+	esac
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
 } >"$out/header.txt"
 cat "$out/header.txt"

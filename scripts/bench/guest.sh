@@ -1,33 +1,50 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest job of make bench: for each round, LIO's iscsi_target_mod and then
+# Guest job of make bench: for each round and each transport, LIO and then
 # iscsi_xt, configured identically with targetcli, logged in with
-# open-iscsi over TCP, each running the fio matrix on an iblock LUN over
-# null_blk and on a ramdisk LUN. Then the bounds of this machine: the same
-# matrix on the local null_blk device and raw TCP over the test veth pair.
+# open-iscsi, each running the fio matrix on an iblock LUN over null_blk
+# and on a ramdisk LUN. The transports:
+#   tcp   LIO's iscsi_target_mod against iscsi_xt, open-iscsi over TCP
+#   iser  iscsi_target_mod + ib_isert against iscsi_xt + iscsi_xt_iser,
+#         the portal on the test address with enable_iser, open-iscsi's
+#         iser iface (ib_iser) over soft-RoCE rxe0
+# Then the bounds of this machine: the same matrix on the local null_blk
+# device, raw TCP over the test veth pair (tcp) and RDMA over rxe0 with
+# perftest (iser).
 #
-#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS [CELL...]
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
+# TRANSPORTS: "tcp", "iser" or both, space-separated, in the order run.
 #
-# One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl.
+# One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl;
+# fio's JSON and messages per cell are kept in $IXT_OUT/fio/, perftest's
+# output in $IXT_OUT/ib_*.log.
 
 set -uo pipefail
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
-rounds=$1 runtime=$2 ramp=$3 xt_params=$4
-shift 4
+rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5
+shift 5
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
 portal=$IXT_ADDR4_T
 out=$IXT_OUT/cells.jsonl
-fio_json=/run/bench-fio.json
+pending=/run/bench-cells
+hz=$(getconf CLK_TCK)
+cfs=/sys/kernel/config/target/iscsi
 : >"$out"
+: >"$pending"
+mkdir -p "$IXT_OUT/fio"
 
-log() { echo "bench: $*"; }
+# Also into the kernel log, so that dmesg.log shows which phase logged what.
+log() {
+	echo "bench: $*"
+	echo "bench: $*" >/dev/kmsg
+}
 
 # fio parameters of a cell name "rw-bs-qdN".
 cell_args() {
@@ -49,60 +66,106 @@ tcp_trouble() {
 		     END { print r + 0, t + 0 }'
 }
 
-# run_cell TARGET BACKSTORE CELL DEVICE ROUND
+# run_cell TARGET TRANSPORT BACKSTORE CELL DEVICE ROUND: one fio run,
+# its JSON kept in $IXT_OUT/fio/ and queued for flush_cells with the
+# guest's CPU time and the TCP trouble it met.
 run_cell() {
-	local target=$1 bs=$2 cell=$3 dev=$4 round=$5 b0 b1 tcp
+	local target=$1 tp=$2 bs=$3 cell=$4 dev=$5 round=$6 b0 b1 tcp rc
+	local f=$IXT_OUT/fio/$1-$2-$3-$4-r$6
 
 	tcp_trouble >/dev/null
 	b0=$(cpu_busy)
+	# A target that stops answering fails the cell once the initiator
+	# gives up (SCSI timeout, then the session's replacement timeout);
+	# the timeout only bounds whatever would outlast that.
 	# shellcheck disable=SC2046
-	fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
+	timeout -k 30 $((runtime + ramp + 300)) \
+		fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$runtime" --ramp_time="$ramp" \
-		--output-format=json --output="$fio_json" $(cell_args "$cell") \
-		>/dev/null 2>&1
+		--output-format=json --output="$f.json" $(cell_args "$cell") \
+		>"$f.log" 2>&1
+	rc=$?
 	b1=$(cpu_busy)
 	tcp=$(tcp_trouble)
-	python3 - "$target" "$bs" "$cell" "$round" "$((b1 - b0))" \
-		"$(getconf CLK_TCK)" "$runtime" "$ramp" "$fio_json" $tcp >>"$out" <<'PY'
+	echo "$target $tp $bs $cell $round $((b1 - b0)) $tcp $rc $f.json" >>"$pending"
+}
+
+# Append the cells run_cell queued to cells.jsonl: one Python start-up
+# per target rather than per cell, which under TCG costs seconds.
+flush_cells() {
+	[ -s "$pending" ] || return 0
+	python3 - "$hz" "$runtime" "$ramp" "$pending" >>"$out" <<'PY'
 import json, sys
-target, bs, cell, rnd, busy, hz, runtime, ramp, path, retrans, rto = sys.argv[1:]
-rec = {"target": target, "backstore": bs, "cell": cell, "round": int(rnd),
-       "tcp_retrans": int(retrans), "tcp_timeouts": int(rto)}
-try:
-    with open(path) as f:
-        job = json.load(f)["jobs"][0]
-    if job.get("error"):
-        raise RuntimeError("IO errors (errno %d)" % job["error"])
-    ios = bw = 0
-    lat = {}
-    for d in ("read", "write"):
-        ios += job[d]["total_ios"]
-        bw += job[d]["bw_bytes"]
-        if job[d]["total_ios"]:
-            lat = job[d]["clat_ns"]["percentile"]
-    secs = int(runtime)
-    # CPU time of the whole guest, pro rata over the measured part.
-    busy_s = int(busy) / int(hz) * secs / (secs + int(ramp))
-    rec.update(iops=ios / secs, bw=bw, p50_us=lat.get("50.000000", 0) / 1000,
-               p99_us=lat.get("99.000000", 0) / 1000,
-               cpu_us_per_io=busy_s * 1e6 / ios if ios else None)
-except Exception as e:
-    rec["error"] = "fio: %s" % e
-print(json.dumps(rec))
+hz, runtime, ramp, pending = sys.argv[1:]
+with open(pending) as f:
+    queued = [line.rstrip("\n").split(" ", 9) for line in f if line.strip()]
+for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
+    rec = {"target": target, "transport": tp, "backstore": bs, "cell": cell,
+           "round": int(rnd), "tcp_retrans": int(retrans), "tcp_timeouts": int(rto)}
+    try:
+        if rc == "124":
+            raise RuntimeError("timed out")
+        with open(path) as f:
+            job = json.load(f)["jobs"][0]
+        if job.get("error"):
+            raise RuntimeError("IO errors (errno %d)" % job["error"])
+        ios = bw = 0
+        lat = {}
+        for d in ("read", "write"):
+            ios += job[d]["total_ios"]
+            bw += job[d]["bw_bytes"]
+            if job[d]["total_ios"]:
+                lat = job[d]["clat_ns"]["percentile"]
+        secs = int(runtime)
+        # CPU time of the whole guest, pro rata over the measured part.
+        busy_s = int(busy) / int(hz) * secs / (secs + int(ramp))
+        rec.update(iops=ios / secs, bw=bw, p50_us=lat.get("50.000000", 0) / 1000,
+                   p99_us=lat.get("99.000000", 0) / 1000,
+                   cpu_us_per_io=busy_s * 1e6 / ios if ios else None)
+    except Exception as e:
+        rec["error"] = "fio: %s" % e
+    print(json.dumps(rec))
 PY
+	: >"$pending"
 }
 
+# record_error TARGET TRANSPORT BACKSTORE CELL ROUND MESSAGE
 record_error() {
-	printf '{"target": "%s", "backstore": "%s", "cell": "%s", "round": %d, "error": "%s"}\n' \
-		"$1" "$2" "$3" "$4" "$5" >>"$out"
+	printf '{"target": "%s", "transport": "%s", "backstore": "%s", "cell": "%s", "round": %d, "error": "%s"}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" >>"$out"
 }
 
+# The modules of TARGET over TRANSPORT, in the order rmmod needs.
+target_modules() {
+	case "$1 $2" in
+	"lio tcp")	echo iscsi_target_mod ;;
+	"lio iser")	echo ib_isert iscsi_target_mod ;;
+	"xt tcp")	echo iscsi_xt ;;
+	"xt iser")	echo iscsi_xt_iser iscsi_xt ;;
+	esac
+}
+
+# target_up TARGET TRANSPORT: load the target's modules and configure it.
+# LIO's modules come with --ignore-install, so that an installed
+# iscsi_xt.conf cannot stand iscsi_xt in for them; LIO would load ib_isert
+# itself on enable_iser, through the install lines.
 target_up() {
-	case "$1" in
-	lio)	modprobe --ignore-install iscsi_target_mod ;;
-	xt)	# shellcheck disable=SC2086 # one word per parameter
-		ixt_insmod $xt_params ;;
+	local tgt=$1 tp=$2 iser_cmds=
+
+	case "$tgt $tp" in
+	"lio tcp")	modprobe --ignore-install iscsi_target_mod ;;
+	"lio iser")	modprobe --ignore-install iscsi_target_mod &&
+				modprobe --ignore-install ib_isert ;;
+	"xt "*)		# shellcheck disable=SC2086 # one word per parameter
+			ixt_insmod $xt_params &&
+				{ [ "$tp" = tcp ] || ixt_insmod_iser; } ;;
 	esac || return 1
+	# iSER: the RDMA CM listener needs the address of rxe0's netdev, not
+	# the wildcard of targetcli's default portal, which the TCP listener
+	# of the same address would collide with.
+	[ "$tp" = iser ] && iser_cmds="/iscsi/$wwn/tpg1/portals delete 0.0.0.0 3260
+/iscsi/$wwn/tpg1/portals create $portal 3260
+/iscsi/$wwn/tpg1/portals/$portal:3260 enable_iser true"
 	targetcli >/dev/null <<EOT
 /backstores/block create name=nullb dev=/dev/nullb0
 /backstores/ramdisk create name=rd0 size=1G
@@ -110,21 +173,40 @@ target_up() {
 /iscsi/$wwn/tpg1/luns create /backstores/block/nullb lun=0
 /iscsi/$wwn/tpg1/luns create /backstores/ramdisk/rd0 lun=1
 /iscsi/$wwn/tpg1 set attribute authentication=0 generate_node_acls=1 demo_mode_write_protect=0 cache_dynamic_acls=1
+$iser_cmds
 EOT
+	# targetcli reads on after a failed command: check what came of it.
+	[ "$tp" = tcp ] ||
+		[ "$(cat "$cfs/$wwn/tpgt_1/np/$portal:3260/iser" 2>/dev/null)" = 1 ]
 }
 
+# target_down TARGET TRANSPORT: clear the configuration and unload the
+# target's modules, retrying a while for connections still going away.
+# What "targetcli clearconfig" does, without the start-up of its shell.
 target_down() {
-	targetcli clearconfig confirm=true >/dev/null 2>&1
-	[ -d /sys/kernel/config/target/iscsi ] && rmdir /sys/kernel/config/target/iscsi
-	case "$1" in
-	lio)	rmmod iscsi_target_mod ;;
-	xt)	rmmod iscsi_xt ;;
-	esac
+	local m
+
+	python3 -c 'import rtslib_fb; rtslib_fb.RTSRoot().clear_existing(confirm=True)' \
+		>/dev/null 2>&1
+	[ -d "$cfs" ] && rmdir "$cfs"
+	for m in $(target_modules "$1" "$2"); do
+		for _ in $(seq 50); do
+			[ -d "/sys/module/$m" ] || break
+			rmmod "$m" 2>/dev/null && break
+			sleep 0.2
+		done
+		[ -d "/sys/module/$m" ] && log "cannot unload $m"
+	done
 }
 
+# login TRANSPORT: discovery and login through open-iscsi's iface for
+# TRANSPORT ("default" for TCP, "iser"), then wait for both LUNs' disks.
 login() {
-	iscsiadm -m discovery -t st -p "$portal" >/dev/null &&
-		iscsiadm -m node -T "$wwn" -p "$portal" --login >/dev/null &&
+	local iface=default
+
+	[ "$1" = iser ] && iface=iser
+	iscsiadm -m discovery -t st -p "$portal" -I "$iface" >/dev/null &&
+		iscsiadm -m node -T "$wwn" -p "$portal" -I "$iface" --login >/dev/null &&
 		ixt_session_disks 2 >/dev/null
 }
 
@@ -133,48 +215,123 @@ logout() {
 	iscsiadm -m node -o delete >/dev/null 2>&1
 }
 
+# rdma_bound TOOL SIZE ITERATIONS: perftest's TOOL over rxe0, through the
+# RDMA CM as iSER goes, server and client on rxe0; the client's output is
+# kept in $IXT_OUT/TOOL.log for rdma_bounds_parse.
+rdma_bound() {
+	local tool=$1 size=$2 iters=$3 srv
+
+	timeout 120 "$tool" -R -F -d rxe0 -s "$size" -n "$iters" \
+		>"$IXT_OUT/$tool.server.log" 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		rdma res show cm_id 2>/dev/null | grep -q 'LISTEN.*:18515 ' && break
+		sleep 0.1
+	done
+	timeout 120 "$tool" -R -F -d rxe0 -s "$size" -n "$iters" "$IXT_ADDR4_T" \
+		>"$IXT_OUT/$tool.log" 2>&1
+	wait "$srv"
+}
+
+# The RDMA bounds as cells: ib_write_bw of 64 KiB (bytes/s) and
+# ib_read_lat of 4 KiB (typical and 99th percentile).
+rdma_bounds_parse() {
+	python3 - "$IXT_OUT" >>"$out" <<'PY'
+import json, os, sys
+for tool, size in (("ib_write_bw", "65536"), ("ib_read_lat", "4096")):
+    cell = "%s-%dk" % (tool, int(size) // 1024)
+    rec = {"target": "rdma", "transport": "-", "backstore": "-", "cell": cell, "round": 1}
+    try:
+        with open(os.path.join(sys.argv[1], tool + ".log")) as f:
+            row = next(l.split() for l in f
+                       if l.split()[:1] == [size] and len(l.split()) >= 4)
+        if tool == "ib_write_bw":
+            # bytes, iterations, peak and average MiB/s, Mpps
+            rec["bw"] = float(row[3]) * 2**20
+        else:
+            # bytes, iterations, min, max, typical, avg, stdev, 99%, 99.9% us
+            rec.update(p50_us=float(row[4]), p99_us=float(row[7]))
+    except Exception as e:
+        rec["error"] = "%s: %s" % (tool, str(e) or "no result")
+    print(json.dumps(rec))
+PY
+}
+
 modprobe null_blk nr_devices=1 max_sectors=2048 gb=4 ||
 	{ log "cannot load null_blk"; exit 1; }
+# The iSER initiator's commands up to 1 MiB, as over TCP and null_blk
+# (its default, 512 KiB, would split the 1 MiB cells).
+case " $transports " in
+*" iser "*)
+	modprobe ib_iser max_sectors=2048 || log "cannot load ib_iser"
+	;;
+esac
 
 for ((round = 1; round <= rounds; round++)); do
-	for target in lio xt; do
-		log "round $round: $target"
-		if ! target_up "$target" || ! login; then
-			for bs in nullb rd; do
-				for cell in $cells; do
-					record_error "$target" "$bs" "$cell" "$round" "configuration or login failed"
+	for tp in $transports; do
+		for target in lio xt; do
+			log "round $round: $target over $tp"
+			err=
+			if ! target_up "$target" "$tp"; then
+				err="configuration failed"
+			elif ! login "$tp"; then
+				err="login failed"
+			fi
+			if [ -n "$err" ]; then
+				log "$target over $tp: $err"
+				for bs in nullb rd; do
+					for cell in $cells; do
+						record_error "$target" "$tp" "$bs" "$cell" "$round" "$err"
+					done
 				done
+				logout
+				target_down "$target" "$tp"
+				continue
+			fi
+			mapfile -t disks < <(ixt_session_disks 2)
+			for cell in $cells; do
+				run_cell "$target" "$tp" nullb "$cell" "${disks[0]}" "$round"
+				run_cell "$target" "$tp" rd "$cell" "${disks[1]}" "$round"
 			done
+			flush_cells
 			logout
-			target_down "$target"
-			continue
-		fi
-		mapfile -t disks < <(ixt_session_disks 2)
-		for cell in $cells; do
-			run_cell "$target" nullb "$cell" "${disks[0]}" "$round"
-			run_cell "$target" rd "$cell" "${disks[1]}" "$round"
+			target_down "$target" "$tp"
 		done
-		logout
-		target_down "$target"
 	done
 done
 
 log "bounds: local null_blk"
 for cell in $cells; do
-	run_cell local nullb "$cell" /dev/nullb0 1
+	run_cell local - nullb "$cell" /dev/nullb0 1
 done
+flush_cells
 
-log "bounds: TCP over the veth pair"
-iperf3 -s -D -B "$IXT_ADDR4_T" >/dev/null 2>&1
-sleep 1
-iperf3 -c "$IXT_ADDR4_T" -B "$IXT_ADDR4_I" -t "$runtime" -J 2>/dev/null |
-	python3 -c '
+case " $transports " in
+*" tcp "*)
+	log "bounds: TCP over the veth pair"
+	iperf3 -s -D -B "$IXT_ADDR4_T" >/dev/null 2>&1
+	sleep 1
+	iperf3 -c "$IXT_ADDR4_T" -B "$IXT_ADDR4_I" -t "$runtime" -J 2>/dev/null |
+		python3 -c '
 import json, sys
+rec = {"target": "tcp", "transport": "-", "backstore": "-", "cell": "iperf3", "round": 1}
 try:
-    bw = json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8
-    print(json.dumps({"target": "tcp", "backstore": "-", "cell": "iperf3", "round": 1, "bw": bw}))
+    rec["bw"] = json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8
 except Exception as e:
-    print(json.dumps({"target": "tcp", "backstore": "-", "cell": "iperf3", "round": 1, "error": str(e)}))
+    rec["error"] = str(e)
+print(json.dumps(rec))
 ' >>"$out"
-pkill iperf3
+	pkill iperf3
+	;;
+esac
+
+case " $transports " in
+*" iser "*)
+	log "bounds: RDMA over rxe0"
+	# About RUNTIME seconds at 100 MB/s.
+	rdma_bound ib_write_bw 65536 $((1500 * runtime))
+	rdma_bound ib_read_lat 4096 1000
+	rdma_bounds_parse
+	;;
+esac
 log "done"

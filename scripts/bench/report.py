@@ -4,9 +4,10 @@
 
     report.py CELLS_JSONL OUTDIR
 
-Medians over rounds per (target, backstore, cell); the ratio column is
-iscsi_xt over LIO. The chart (gnuplot, when installed) shows that ratio
-for IOPS and for CPU cost per IO.
+Medians over rounds per (target, transport, backstore, cell); the ratio
+column is iscsi_xt over LIO on the same transport (TCP, iSER). The chart
+(gnuplot, when installed) shows that ratio for IOPS and for CPU cost per
+IO.
 """
 
 import json
@@ -16,17 +17,23 @@ import subprocess
 import sys
 
 METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io")
+TRANSPORTS = ("tcp", "iser")
 
 
 def load(path):
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        recs = [json.loads(line) for line in f if line.strip()]
+    # Cells from before the iSER pair were all over TCP.
+    for r in recs:
+        r.setdefault("transport", "tcp" if r["target"] in ("lio", "xt") else "-")
+    return recs
 
 
 def medians(recs):
     groups = {}
     for r in recs:
-        groups.setdefault((r["target"], r["backstore"], r["cell"]), []).append(r)
+        groups.setdefault((r["target"], r["transport"], r["backstore"], r["cell"]),
+                          []).append(r)
     out = {}
     for key, rs in groups.items():
         ok = [r for r in rs if "error" not in r]
@@ -46,57 +53,73 @@ def ratio(a, b):
     return None if a is None or not b else a / b
 
 
+def pairs(med):
+    """The (transport, backstore, cell) measured on LIO or iscsi_xt, TCP first."""
+    return sorted({(tp, bs, c) for (t, tp, bs, c) in med if t in ("lio", "xt")},
+                  key=lambda k: (TRANSPORTS.index(k[0]) if k[0] in TRANSPORTS
+                                 else len(TRANSPORTS), k))
+
+
 def table(med):
-    cells = sorted({(bs, c) for (t, bs, c) in med if t in ("lio", "xt")})
     lines = [
-        "| backstore | cell | LIO IOPS | xt IOPS | xt/LIO | LIO MB/s | xt MB/s "
+        "| transport | backstore | cell | LIO IOPS | xt IOPS | xt/LIO | LIO MB/s | xt MB/s "
         "| LIO p50/p99 us | xt p50/p99 us | LIO CPU us/IO | xt CPU us/IO | local IOPS |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for bs, c in cells:
-        lio = med.get(("lio", bs, c), {})
-        xt = med.get(("xt", bs, c), {})
-        loc = med.get(("local", "nullb", c), {}) if bs == "nullb" else {}
+    for tp, bs, c in pairs(med):
+        lio = med.get(("lio", tp, bs, c), {})
+        xt = med.get(("xt", tp, bs, c), {})
+        loc = med.get(("local", "-", "nullb", c), {}) if bs == "nullb" else {}
         r = ratio(xt.get("iops"), lio.get("iops"))
         lines.append(
-            f"| {bs} | {c} | {fmt(lio.get('iops'))} | {fmt(xt.get('iops'))} "
+            f"| {tp} | {bs} | {c} | {fmt(lio.get('iops'))} | {fmt(xt.get('iops'))} "
             f"| {fmt(r, digits=2)} | {fmt(lio.get('bw'), 1e6, 1)} | {fmt(xt.get('bw'), 1e6, 1)} "
             f"| {fmt(lio.get('p50_us'))}/{fmt(lio.get('p99_us'))} "
             f"| {fmt(xt.get('p50_us'))}/{fmt(xt.get('p99_us'))} "
             f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} | {fmt(xt.get('cpu_us_per_io'), digits=1)} "
             f"| {fmt(loc.get('iops'))} |")
-    tcp = med.get(("tcp", "-", "iperf3"))
+    bounds = []
+    tcp = med.get(("tcp", "-", "-", "iperf3"))
     if tcp and tcp.get("bw"):
+        bounds.append(f"Raw TCP on the initiator's path (iperf3): {tcp['bw'] / 1e6:,.0f} MB/s")
+    wbw = med.get(("rdma", "-", "-", "ib_write_bw-64k"), {})
+    rlat = med.get(("rdma", "-", "-", "ib_read_lat-4k"), {})
+    if wbw.get("bw") or rlat.get("p50_us"):
+        bounds.append("RDMA on rxe0 (perftest over the RDMA CM): "
+                      f"ib_write_bw 64 KiB {fmt(wbw.get('bw'), 1e6)} MB/s, "
+                      f"ib_read_lat 4 KiB typical/p99 {fmt(rlat.get('p50_us'), digits=1)}"
+                      f"/{fmt(rlat.get('p99_us'), digits=1)} us")
+    if bounds:
         lines.append("")
-        lines.append(f"Raw TCP on the initiator's path (iperf3): {tcp['bw'] / 1e6:,.0f} MB/s")
-    errs = sorted({(t, e) for (t, _, _), m in med.items() for e in m["errors"]})
-    for t, e in errs:
-        lines.append(f"\n{t}: {e}")
+        lines.append("\n".join(bounds))
+    errs = sorted({(t, tp, e) for (t, tp, _, _), m in med.items() for e in m["errors"]})
+    for t, tp, e in errs:
+        lines.append(f"\n{t}{'' if tp == '-' else ' over ' + tp}: {e}")
     return "\n".join(lines) + "\n"
 
 
 def chart(med, outdir):
     rows = []
-    for (t, bs, c), xt in sorted(med.items()):
-        if t != "xt":
-            continue
-        lio = med.get(("lio", bs, c), {})
+    for tp, bs, c in pairs(med):
+        xt = med.get(("xt", tp, bs, c), {})
+        lio = med.get(("lio", tp, bs, c), {})
         ri = ratio(xt.get("iops"), lio.get("iops"))
         rc = ratio(xt.get("cpu_us_per_io"), lio.get("cpu_us_per_io"))
         if ri is not None:
-            rows.append(f'"{bs} {c}" {ri:.3f} {rc if rc is not None else 0:.3f}')
+            rows.append(f'"{tp} {bs} {c}" {ri:.3f} {rc if rc is not None else 0:.3f}')
     if not rows:
         return
     dat = os.path.join(outdir, "chart.dat")
     with open(dat, "w") as f:
         f.write("\n".join(rows) + "\n")
     script = f"""
-set terminal pngcairo size 1100,500
+set terminal pngcairo size {max(1100, 300 + 45 * len(rows))},500
 set output '{os.path.join(outdir, "chart.png")}'
-set title 'iscsi_xt / LIO (1.0 = equal)'
+set title 'iscsi_xt / LIO (1.0 = equal)' noenhanced
 set style data histograms
 set style fill solid 0.8
 set xtics rotate by -30
+set rmargin 14
 set yrange [0:*]
 set grid ytics
 plot '{dat}' using 2:xtic(1) title 'IOPS ratio', '' using 3 title 'CPU per IO ratio', 1 notitle lw 2
@@ -111,8 +134,8 @@ def main():
     cells, outdir = sys.argv[1], sys.argv[2]
     med = medians(load(cells))
     with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump([{"target": t, "backstore": bs, "cell": c, **m}
-                   for (t, bs, c), m in sorted(med.items())], f, indent=1)
+        json.dump([{"target": t, "transport": tp, "backstore": bs, "cell": c, **m}
+                   for (t, tp, bs, c), m in sorted(med.items())], f, indent=1)
     md = table(med)
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(md)

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The make check step for make bench: runs the harness in smoke mode (one
-# round of two 1 s cells, LIO and iscsi_xt, both backstores) and checks
-# that every cell of both targets produced IOPS, a latency and a CPU cost.
-# Speed is never asserted here. Ends with "N passed, N failed".
+# round of two 1 s cells, LIO and iscsi_xt over TCP and over iSER, both
+# backstores) and checks that every cell of both targets on both
+# transports produced IOPS, a latency and a CPU cost. Speed is never
+# asserted here. Ends with "N passed, N failed".
 
 set -uo pipefail
 
@@ -27,17 +28,20 @@ except (OSError, ValueError) as e:
     print(f"not ok: no results ({e})")
     res = {}
 cells = res if isinstance(res, list) else []
-for target in ("lio", "xt"):
-    for bs in ("nullb", "rd"):
-        for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
-            m = next((c for c in cells if (c.get("target"), c.get("backstore"),
-                                          c.get("cell")) == (target, bs, cell)), None)
-            ok = bool(m) and all((m.get(k) or 0) > 0
-                                 for k in ("iops", "p50_us", "cpu_us_per_io"))
-            print(f"{'ok' if ok else 'not ok'}: {target} {bs} {cell}"
-                  + ("" if ok else f" {m}"))
-            passed += ok
-            failed += not ok
+for tp in ("tcp", "iser"):
+    for target in ("lio", "xt"):
+        for bs in ("nullb", "rd"):
+            for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
+                key = (target, tp, bs, cell)
+                m = next((c for c in cells if (c.get("target"), c.get("transport"),
+                                              c.get("backstore"), c.get("cell")) == key),
+                         None)
+                ok = bool(m) and all((m.get(k) or 0) > 0
+                                     for k in ("iops", "p50_us", "cpu_us_per_io"))
+                print(f"{'ok' if ok else 'not ok'}: {target} {tp} {bs} {cell}"
+                      + ("" if ok else f" {m}"))
+                passed += ok
+                failed += not ok
 if rc:
     print(f"not ok: bench.sh exited with {rc}")
     failed += 1
