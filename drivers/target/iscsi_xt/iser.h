@@ -16,6 +16,7 @@
 #ifndef _ISCSI_XT_ISER_H
 #define _ISCSI_XT_ISER_H
 
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -181,6 +182,8 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @cq: completion queue of both work queues (IB_POLL_WORKQUEUE: every
  *	completion handler runs in process context).
  * @qp: the queue pair.
+ * @cm_gone: completed when the RDMA CM reports the end of the
+ *	connection (the initiator disconnected, or it failed).
  * @snd_w_inv: the initiator takes Send with Invalidate.
  * @max_sge_wr: SGEs per RDMA WRITE.
  * @max_sge_rd: SGEs per RDMA READ.
@@ -225,6 +228,7 @@ struct ixt_iser_conn {
 	struct ixt_iser_dev *dev;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	struct completion cm_gone;
 	bool snd_w_inv;
 	u32 max_sge_wr;
 	u32 max_sge_rd;

@@ -22,6 +22,10 @@
 
 /* PDUs the receive work hands over before it yields. */
 #define IXT_ISER_RX_BUDGET	32
+/* How long a connection waits for the initiator to disconnect after a
+ * Logout Response before it disconnects itself.
+ */
+#define IXT_ISER_LOGOUT_WAIT_SECS	2
 
 /* Every iSER connection, for device removal and module exit. */
 static DEFINE_SPINLOCK(ixt_iser_conns_lock);
@@ -457,6 +461,14 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	spin_lock_bh(&ic->tx_lock);
 	ic->tx_dead = true;
 	spin_unlock_bh(&ic->tx_lock);
+	/*
+	 * After a Logout Response (or a failed login) the initiator
+	 * disconnects itself: a disconnect from the target first would
+	 * look like a connection failure to it. Two seconds at most.
+	 */
+	if (READ_ONCE(conn->state) == IXT_CONN_LOGOUT)
+		wait_for_completion_timeout(&ic->cm_gone,
+					    IXT_ISER_LOGOUT_WAIT_SECS * HZ);
 	rdma_disconnect(ic->cm_id);
 	ib_drain_qp(ic->qp);
 
@@ -653,6 +665,7 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	ic->ctx = IXT_ISER_CTX_CONN;
 	ic->cm_id = id;
 	ic->snd_w_inv = !(cm->flags & ISER_SEND_W_INV_NOT_SUP);
+	init_completion(&ic->cm_gone);
 	spin_lock_init(&ic->rx_lock);
 	spin_lock_init(&ic->tx_lock);
 	INIT_LIST_HEAD(&ic->rx_done);
@@ -730,6 +743,7 @@ void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
 		return;
 	pr_debug("%pISpc: %s\n", &ic->conn.peer,
 		 rdma_event_msg(ev->event));
+	complete_all(&ic->cm_gone);
 	ixt_conn_close(&ic->conn);
 }
 
