@@ -331,6 +331,187 @@ ixt_slab_growth() {
 		END { exit grown }'
 }
 
+# Faults under IO: what the tests that strike while fio writes share
+# (tcp_faults.sh, iser_faults.sh).
+
+# ixt_work: make the test's scratch folder $IXT_WORK, once; ixt_work_rm,
+# from the test's EXIT trap, stops an fio loop still running and removes
+# the folder.
+IXT_WORK=
+IXT_FIO_LOOP=
+ixt_work() {
+	[ -n "$IXT_WORK" ] && [ -d "$IXT_WORK" ] && return 0
+	IXT_WORK=$(mktemp -d)
+}
+
+ixt_work_rm() {
+	ixt_fio_loop_stop
+	[ -n "$IXT_WORK" ] && rm -rf "$IXT_WORK"
+	IXT_WORK=
+}
+
+# ixt_accepts TARGET: the logins TARGET accepted.
+ixt_accepts() {
+	cat "$IXT_FABRIC/$1/fabric_statistics/iscsi_login_stats/accepts"
+}
+
+# ixt_sess_logged_in TARGET: an open-iscsi session to TARGET is logged in.
+ixt_sess_logged_in() {
+	local s
+
+	for s in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$s/targetname" 2>/dev/null)" = "$1" ] &&
+			[ "$(cat "$s/state" 2>/dev/null)" = LOGGED_IN ] && return 0
+	done
+	return 1
+}
+
+# ixt_relogged TARGET N: wait (up to 60 s) until TARGET has accepted N
+# logins and the initiator's session to it is logged in.
+ixt_relogged() {
+	local i t0=$SECONDS
+
+	for ((i = 0; i < 300; i++)); do
+		if [ "$(ixt_accepts "$1")" -ge "$2" ] && ixt_sess_logged_in "$1"; then
+			ktap_print_msg "$1 logged in again after $((SECONDS - t0)) s"
+			return 0
+		fi
+		sleep 0.2
+	done
+	ktap_print_msg "$1: $(ixt_accepts "$1") logins accepted, want $2"
+	return 1
+}
+
+# ixt_fio_verify_64k DISK OFFSET SIZE: ixt_fio_verify of 64 KiB writes
+# over SIZE (numfmt --from=iec: 8M) at OFFSET of DISK, iodepth 8, each
+# batch of 16 read back while later ones are written.
+ixt_fio_verify_64k() {
+	ixt_fio_verify "$1" "$2" "$(($(numfmt --from=iec "$3") / 1024))" 64k 8 \
+		--verify_backlog=16
+}
+
+# ixt_fio_loop DISK: ixt_fio_verify_64k on DISK's first 8 MiB again and
+# again, each run with another seed, until $IXT_WORK/stop exists or a
+# run fails. ixt_fio_loop_start runs it in the background, its output
+# to a file; ixt_fio_loop_end stops it after its current run and shows
+# that output, with the loop's status.
+ixt_fio_loop() {
+	local runs=0
+
+	until [ -e "$IXT_WORK/stop" ]; do
+		runs=$((runs + 1))
+		ixt_fio_verify_64k "$1" 0 8M || {
+			ktap_print_msg "fio run $runs on $1 failed"
+			return 1
+		}
+	done
+	ktap_print_msg "fio on $1: $runs runs verified"
+}
+
+ixt_fio_loop_start() {
+	ixt_work || return 1
+	rm -f "$IXT_WORK/stop"
+	ixt_fio_loop "$1" >"$IXT_WORK/fio.log" 2>&1 &
+	IXT_FIO_LOOP=$!
+}
+
+ixt_fio_loop_end() {
+	local rc
+
+	touch "$IXT_WORK/stop"
+	wait "$IXT_FIO_LOOP"
+	rc=$?
+	IXT_FIO_LOOP=
+	cat "$IXT_WORK/fio.log"
+	return $rc
+}
+
+# ixt_fio_loop_stop: stop a loop still running, quietly (EXIT traps).
+ixt_fio_loop_stop() {
+	[ -n "$IXT_FIO_LOOP" ] || return 0
+	touch "$IXT_WORK/stop"
+	wait "$IXT_FIO_LOOP" 2>/dev/null
+	IXT_FIO_LOOP=
+}
+
+# ixt_writing DISK: wait (up to 60 s) until DISK has written 1 MiB more,
+# so that a fault strikes IO in flight.
+ixt_writing() {
+	local s=/sys/block/${1#/dev/}/stat w0 i
+
+	w0=$(awk '{ print $7 }' "$s")
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $7 }' "$s")" -ge $((w0 + 2048)) ] && return 0
+		sleep 0.2
+	done
+	ktap_print_msg "no write on $1 for 60 s"
+	return 1
+}
+
+# ixt_timed_write VALUE FILE: write VALUE into FILE and wait up to 60 s
+# for the write to return; sets IXT_TOOK_MS. Fails if it failed or did
+# not return.
+IXT_TOOK_MS=0
+ixt_timed_write() {
+	local t0 pid i
+
+	t0=$(date +%s%N)
+	(echo "$1" >"$2") &
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	IXT_TOOK_MS=$((($(date +%s%N) - t0) / 1000000))
+	if kill -0 $pid 2>/dev/null; then
+		ktap_print_msg "echo $1 >${2#"$IXT_FABRIC"/} still blocked after ${IXT_TOOK_MS} ms"
+		return 1
+	fi
+	wait $pid
+}
+
+# ixt_disabled_in_time RC: the ixt_timed_write of status RC succeeded
+# within 5 s.
+ixt_disabled_in_time() {
+	[ "$1" -eq 0 ] && [ "$IXT_TOOK_MS" -le 5000 ]
+}
+
+# ixt_no_io_error: no I/O error reached a block device since the start
+# (the kernel log); prints the first ones otherwise.
+ixt_no_io_error() {
+	local bad line
+
+	bad=$(ixt_klog_since_mark | grep -E "I/O error|critical medium error" | head -n 5)
+	[ -z "$bad" ] && return 0
+	while read -r line; do
+		ktap_print_msg "klog: $line"
+	done <<<"$bad"
+	return 1
+}
+
+# ixt_klog_count PATTERN: kernel log lines with PATTERN since the start.
+ixt_klog_count() {
+	ixt_klog_since_mark | grep -c "$1"
+}
+
+# ixt_klog_grew PATTERN N...: the kernel log has at least N lines with
+# PATTERN since the start, for each pair.
+ixt_klog_grew() {
+	local n
+
+	while [ $# -ge 2 ]; do
+		n=$(ixt_klog_count "$1")
+		[ "$n" -ge "$2" ] ||
+			{ ktap_print_msg "klog: $n lines of \"$1\", want $2"; return 1; }
+		shift 2
+	done
+}
+
+# ixt_rmmod_refused MODULE: rmmod MODULE fails and leaves it loaded.
+ixt_rmmod_refused() {
+	! rmmod "$1" 2>/dev/null && [ -d "/sys/module/$1" ]
+}
+
 # iSER. The iSER tests run against one of two targets, chosen by
 # $IXT_TARGET:
 #   xt   (the default) iscsi_xt with its iSER transport, iscsi_xt_iser.ko,
@@ -549,3 +730,68 @@ ixt_cfs_clear() {
 	! ls -d "$IXT_FABRIC"/*/tpgt_* "$IXT_CFS"/core/*_[0-9]*/* >/dev/null 2>&1
 }
 
+# ixt_owned_objects MODULE...: the slab objects in use that MODULEs (or
+# the target core on their behalf: name it) allocated, by cache and
+# allocation site ("site count" lines), from SLUB's user tracking
+# (slub_debug=U, debugfs): exact, unlike /proc/slabinfo, which counts
+# whole per-CPU slabs as in use. A site is the allocator's caller, or
+# the first frame of those modules in the allocation's stack. Left out:
+# socket buffers, which the network stack frees when it is done (ACKs,
+# sends in flight), whoever allocated them, and vmap_area, which
+# vmalloc frees lazily, long after vfree(). One awk reads every cache:
+# a process per cache costs minutes in the VM. Fails when the kernel
+# does not track allocations.
+ixt_owned_objects() {
+	local mods f files=()
+
+	mods=$(IFS='|'; echo "$*")
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	for f in /sys/kernel/debug/slab/*/alloc_traces; do
+		case $f in */skbuff_*|*/vmap_area/*) continue ;; esac
+		[ -e "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || return 1
+	awk -v mods="[[]($mods)[]]" '
+		function flush() {
+			if (n && hit)
+				sites[site] += n
+			n = hit = 0
+		}
+		FNR == 1 {
+			flush()
+			k = split(FILENAME, part, "/")
+			cache = part[k - 1]
+		}
+		/^ *[0-9]+ / {
+			flush()
+			n = $1
+			site = cache ":" $2
+			hit = $0 ~ mods
+			next
+		}
+		!hit && $0 ~ mods {
+			hit = 1
+			site = site "<" $1
+		}
+		END {
+			flush()
+			for (s in sites)
+				print s, sites[s]
+		}' "${files[@]}"
+}
+
+# ixt_owned_growth BEFORE AFTER LIMIT: from two ixt_owned_objects
+# listings, print the sites that grew; succeed when all of them together
+# grew by less than LIMIT objects.
+ixt_owned_growth() {
+	awk -v limit="$3" 'FNR == NR { b[$1] = $2; next }
+		{ a[$1] = $2 }
+		END {
+			for (s in a)
+				if (a[s] > b[s]) {
+					print s, "+" (a[s] - b[s])
+					g += a[s] - b[s]
+				}
+			exit g >= limit
+		}' "$1" "$2"
+}

@@ -182,59 +182,6 @@ echo 1 >"$tpg/enable"
 
 cases "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"
 
-# Objects in use that iscsi_xt or the target core allocated, by cache and
-# allocation site ("site count" lines), from SLUB's user tracking
-# (slub_debug=U): exact, unlike /proc/slabinfo, which counts whole per-CPU
-# slabs as in use and moves by hundreds of kmalloc-96 objects on an idle
-# VM. A site is the caller of the allocator, or its first frame in those
-# modules in the allocation's stack. Socket buffers are left out: the
-# network stack owns them and frees them when it is done (ACKs, sends
-# still in flight), whoever allocated them.
-owned_objects() {
-	local f
-
-	for f in /sys/kernel/debug/slab/*/alloc_traces; do
-		case $f in */skbuff_*) continue ;; esac
-		awk -v cache="$(basename "$(dirname "$f")")" '
-			function flush() {
-				if (n && hit)
-					sites[site] += n
-				n = hit = 0
-			}
-			/^ *[0-9]+ / {
-				flush()
-				n = $1
-				site = cache ":" $2
-				hit = /\[(iscsi_xt|target_core_mod)\]/
-				next
-			}
-			!hit && /\[(iscsi_xt|target_core_mod)\]/ {
-				hit = 1
-				site = site "<" $1
-			}
-			END {
-				flush()
-				for (s in sites)
-					print s, sites[s]
-			}' "$f"
-	done
-}
-
-# owned_growth BEFORE AFTER LIMIT: print the sites that grew; succeed when
-# all of them together grew by less than LIMIT objects.
-owned_growth() {
-	awk -v limit="$3" 'FNR == NR { b[$1] = $2; next }
-		{ a[$1] = $2 }
-		END {
-			for (s in a)
-				if (a[s] > b[s]) {
-					print s, "+" (a[s] - b[s])
-					g += a[s] - b[s]
-				}
-			exit g >= limit
-		}' "$1" "$2"
-}
-
 before=$(mktemp)
 after=$(mktemp)
 tracked=0
@@ -242,22 +189,22 @@ for f in /sys/kernel/debug/slab/*/alloc_traces; do
 	[ -e "$f" ] && tracked=1 && break
 done
 sleep 2
-owned_objects >"$before"
+ixt_owned_objects iscsi_xt target_core_mod >"$before"
 ixt_check "the cases run $rounds times more" \
 	rounds $rounds "${cases_login[@]}" "${cases_ffp[@]}"
 sleep 3
-owned_objects >"$after"
+ixt_owned_objects iscsi_xt target_core_mod >"$after"
 if [ "$tracked" -eq 0 ]; then
 	ktap_test_skip "no object left behind (needs slub_debug=U and debugfs)"
 else
 	ktap_print_msg "objects of iscsi_xt and target_core_mod in use:" \
 		"$(awk '{n += $2} END {print n + 0}' "$before") before," \
 		"$(awk '{n += $2} END {print n + 0}' "$after") after"
-	grown=$(owned_growth "$before" "$after" $rounds)
+	grown=$(ixt_owned_growth "$before" "$after" $rounds)
 	[ -n "$grown" ] &&
 		ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
 	ixt_check "no object left behind: less than one a round" \
-		eval 'owned_growth "$before" "$after" $rounds >/dev/null'
+		eval 'ixt_owned_growth "$before" "$after" $rounds >/dev/null'
 fi
 rm -f "$before" "$after"
 ixt_check "every cache line is back in the pool" ixt_pool_all_free

@@ -46,7 +46,7 @@ hba_rd=$IXT_CFS/core/rd_mcp_80
 hba_ib=$IXT_CFS/core/iblock_80
 slow=ixt_faults_slow
 delay_ms=20000
-work=$(mktemp -d)
+ixt_work
 # dmsetup creates the device node itself: there is no udev in the VM.
 export DM_DISABLE_UDEV=1
 
@@ -126,99 +126,13 @@ teardown() {
 } 2>/dev/null
 
 cleanup() {
-	[ -e "$work/stop" ] || touch "$work/stop"
+	ixt_fio_loop_stop
 	wait
 	teardown
 	ixt_loaded && ixt_unload 2>/dev/null
-	rm -rf "$work"
+	ixt_work_rm
 }
 trap cleanup EXIT
-
-# Logins the target accepted for TARGET.
-accepts() {
-	cat "$IXT_FABRIC/$1/fabric_statistics/iscsi_login_stats/accepts"
-}
-
-sess_logged_in() {
-	local s
-
-	for s in /sys/class/iscsi_session/session*; do
-		[ "$(cat "$s/targetname" 2>/dev/null)" = "$1" ] &&
-			[ "$(cat "$s/state" 2>/dev/null)" = LOGGED_IN ] && return 0
-	done
-	return 1
-}
-
-# relogged TARGET N: wait (up to 60 s) until TARGET has accepted N logins
-# and the initiator's session to it is logged in.
-relogged() {
-	local i t0=$SECONDS
-
-	for ((i = 0; i < 300; i++)); do
-		if [ "$(accepts "$1")" -ge "$2" ] && sess_logged_in "$1"; then
-			ktap_print_msg "${1#"$pre":} logged in again after $((SECONDS - t0)) s"
-			return 0
-		fi
-		sleep 0.2
-	done
-	ktap_print_msg "$1: $(accepts "$1") logins accepted, want $2"
-	return 1
-}
-
-# fio_verify DISK OFFSET SIZE: ixt_fio_verify of 64 KiB writes over SIZE
-# at OFFSET of DISK, iodepth 8, each batch of 16 read back while later
-# ones are written.
-fio_verify() {
-	ixt_fio_verify "$1" "$2" "$(($(numfmt --from=iec "$3") / 1024))" 64k 8 \
-		--verify_backlog=16
-}
-
-# fio_loop DISK: fio_verify on DISK's first 8 MiB again and again, each
-# run with another seed, until $work/stop exists or a run fails. Run it
-# in the background, output to a file; fio_loop_end collects it.
-fio_loop() {
-	local runs=0
-
-	until [ -e "$work/stop" ]; do
-		runs=$((runs + 1))
-		fio_verify "$1" 0 8M || {
-			ktap_print_msg "fio run $runs on $1 failed"
-			return 1
-		}
-	done
-	ktap_print_msg "fio on $1: $runs runs verified"
-}
-
-fio_loop_start() {
-	rm -f "$work/stop"
-	fio_loop "$1" >"$work/fio.log" 2>&1 &
-	loop=$!
-}
-
-# fio_loop_end: stop the loop after its current run; its status.
-fio_loop_end() {
-	local rc
-
-	touch "$work/stop"
-	wait "$loop"
-	rc=$?
-	cat "$work/fio.log"
-	return $rc
-}
-
-# writing DISK: wait (up to 60 s) until DISK has written 1 MiB more, so
-# that a fault strikes IO in flight.
-writing() {
-	local s=/sys/block/${1#/dev/}/stat w0 i
-
-	w0=$(awk '{ print $7 }' "$s")
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $7 }' "$s")" -ge $((w0 + 2048)) ] && return 0
-		sleep 0.2
-	done
-	ktap_print_msg "no write on $1 for 60 s"
-	return 1
-}
 
 # cut FILTER: ss -K the established TCP sockets FILTER matches; fails
 # unless it killed one.
@@ -251,54 +165,6 @@ target_sock_gone() {
 	return 1
 }
 
-# timed_write VALUE FILE: write VALUE into FILE and wait up to 60 s for the
-# write to return; sets took_ms. Fails if it failed or did not return.
-timed_write() {
-	local t0 pid i
-
-	t0=$(date +%s%N)
-	(echo "$1" >"$2") &
-	pid=$!
-	for ((i = 0; i < 600; i++)); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.1
-	done
-	took_ms=$((($(date +%s%N) - t0) / 1000000))
-	if kill -0 $pid 2>/dev/null; then
-		ktap_print_msg "echo $1 >${2#"$IXT_FABRIC"/} still blocked after ${took_ms} ms"
-		return 1
-	fi
-	wait $pid
-}
-
-no_io_error() {
-	local bad
-
-	bad=$(ixt_klog_since_mark | grep -E "I/O error|critical medium error" | head -n 5)
-	[ -z "$bad" ] && return 0
-	while read -r line; do
-		ktap_print_msg "klog: $line"
-	done <<<"$bad"
-	return 1
-}
-
-klog_count() {
-	ixt_klog_since_mark | grep -c "$1"
-}
-
-# klog_grew PATTERN N...: the kernel log has at least N lines with
-# PATTERN since the start, for each pair.
-klog_grew() {
-	local n
-
-	while [ $# -ge 2 ]; do
-		n=$(klog_count "$1")
-		[ "$n" -ge "$2" ] ||
-			{ ktap_print_msg "klog: $n lines of \"$1\", want $2"; return 1; }
-		shift 2
-	done
-}
-
 # login TARGET VAR LUN...: log in to TARGET and set VAR[i] to the disk of
 # the i-th LUN given.
 login() {
@@ -313,11 +179,6 @@ login() {
 	done
 }
 
-# rmmod_refused: rmmod iscsi_xt fails and leaves the module loaded.
-rmmod_refused() {
-	! rmmod iscsi_xt 2>/dev/null && ixt_loaded
-}
-
 # held: the read of the slow LUN started in (5) is still waiting.
 held() {
 	kill -0 "$reader" 2>/dev/null && return 0
@@ -325,32 +186,28 @@ held() {
 	return 1
 }
 
-disabled_in_time() {
-	[ "$1" -eq 0 ] && [ "$took_ms" -le 5000 ]
-}
-
 # (1) The connection cut with ss -K twice under IO, on either side.
 case_cut() {
 	local acc drops closed
 
-	acc=$(accepts "$tgt_a")
-	drops=$(klog_count "detected conn error")
-	closed=$(klog_count "normal session of .*closed")
-	fio_loop_start "${da[0]}"
-	writing "${da[0]}"
+	acc=$(ixt_accepts "$tgt_a")
+	drops=$(ixt_klog_count "detected conn error")
+	closed=$(ixt_klog_count "normal session of .*closed")
+	ixt_fio_loop_start "${da[0]}"
+	ixt_writing "${da[0]}"
 	ixt_check "cut 1: ss -K kills the initiator's socket while fio writes" \
 		cut '( dport = :3260 )'
-	relogged "$tgt_a" $((acc + 1)) && writing "${da[0]}"
+	ixt_relogged "$tgt_a" $((acc + 1)) && ixt_writing "${da[0]}"
 	ixt_check "cut 2: ss -K kills the target's socket while fio writes" \
 		cut '( sport = :3260 )'
-	relogged "$tgt_a" $((acc + 2)) && writing "${da[0]}"
+	ixt_relogged "$tgt_a" $((acc + 2)) && ixt_writing "${da[0]}"
 	ixt_check "the initiator logged in again after each cut" \
-		[ "$(accepts "$tgt_a")" -ge $((acc + 2)) ]
+		[ "$(ixt_accepts "$tgt_a")" -ge $((acc + 2)) ]
 	ixt_check "the kernel log shows both drops and the target ending both sessions" \
-		klog_grew "detected conn error" $((drops + 2)) \
+		ixt_klog_grew "detected conn error" $((drops + 2)) \
 		"normal session of .*closed" $((closed + 2))
 	ixt_check "fio write+verify runs across both cuts: no error, no mismatch" \
-		fio_loop_end
+		ixt_fio_loop_end
 }
 
 # Session B's part of (2): three rounds of login, write+verify, logout.
@@ -359,7 +216,7 @@ b_rounds() {
 
 	for i in 1 2 3; do
 		login "$tgt_b" db 0 || { ktap_print_msg "B: login $i failed"; return 1; }
-		fio_verify "${db[0]}" 0 2M || return 1
+		ixt_fio_verify_64k "${db[0]}" 0 2M || return 1
 		node "$tgt_b" --logout || { ktap_print_msg "B: logout $i failed"; return 1; }
 	done
 }
@@ -367,47 +224,47 @@ b_rounds() {
 b_counted() {
 	local s=$IXT_FABRIC/$tgt_b/fabric_statistics
 
-	[ "$(accepts "$tgt_b")" -eq 3 ] &&
+	[ "$(ixt_accepts "$tgt_b")" -eq 3 ] &&
 		[ "$(cat "$s/iscsi_logout_stats/normal_logouts")" -eq 3 ]
 }
 
 # (2) Another session logs out and in while A writes.
 case_logout_loop() {
-	fio_loop_start "${da[0]}"
-	writing "${da[0]}"
+	ixt_fio_loop_start "${da[0]}"
+	ixt_writing "${da[0]}"
 	ixt_check "session B logs in, writes and verifies 2 MiB, logs out, 3 times" \
 		b_rounds
 	ixt_check "target B counted 3 logins and 3 normal logouts" b_counted
 	ixt_check "session A's fio runs meanwhile: no error, no mismatch" \
-		fio_loop_end
+		ixt_fio_loop_end
 }
 
 # (3) The TPG disabled for 3 s and enabled again under IO.
 case_tpg_disable() {
 	local acc rc
 
-	acc=$(accepts "$tgt_a")
-	fio_loop_start "${da[0]}"
-	writing "${da[0]}"
-	timed_write 0 "$IXT_FABRIC/$tgt_a/tpgt_1/enable"
+	acc=$(ixt_accepts "$tgt_a")
+	ixt_fio_loop_start "${da[0]}"
+	ixt_writing "${da[0]}"
+	ixt_timed_write 0 "$IXT_FABRIC/$tgt_a/tpgt_1/enable"
 	rc=$?
-	ixt_check "disabling TPG A under IO returns in $took_ms ms (5 s at most)" \
-		disabled_in_time $rc
+	ixt_check "disabling TPG A under IO returns in $IXT_TOOK_MS ms (5 s at most)" \
+		ixt_disabled_in_time $rc
 	sleep 3
 	echo 1 >"$IXT_FABRIC/$tgt_a/tpgt_1/enable"
 	ixt_check "the initiator logs in again once TPG A is enabled" \
-		relogged "$tgt_a" $((acc + 1))
-	writing "${da[0]}"
+		ixt_relogged "$tgt_a" $((acc + 1))
+	ixt_writing "${da[0]}"
 	ixt_check "fio write+verify runs across the disable: no error, no mismatch" \
-		fio_loop_end
+		ixt_fio_loop_end
 }
 
 # (4) rmmod with a session logged in.
 case_rmmod() {
 	ixt_check "rmmod iscsi_xt is refused while a session is logged in" \
-		rmmod_refused
+		ixt_rmmod_refused iscsi_xt
 	ixt_check "... and the session still writes and verifies" \
-		fio_verify "${da[0]}" 16M 2M
+		ixt_fio_verify_64k "${da[0]}" 16M 2M
 	ixt_check "the initiator logs out of target A" node "$tgt_a" --logout
 }
 
@@ -420,18 +277,18 @@ cut_and_gone() {
 }
 
 relogged_held() {
-	relogged "$tgt_c" "$1" && held
+	ixt_relogged "$tgt_c" "$1" && held
 }
 
 # rd_verified_held OFFSET: 2 MiB of C's ramdisk LUN written and verified,
 # with the read of the slow LUN still held.
 rd_verified_held() {
-	fio_verify "${dc[1]}" "$1" 2M && held
+	ixt_fio_verify_64k "${dc[1]}" "$1" 2M && held
 }
 
 read_completes() {
 	wait "$reader" && return 0
-	ktap_print_msg "dd: $(cat "$work/dd.err")"
+	ktap_print_msg "dd: $(cat "$IXT_WORK/dd.err")"
 	return 1
 }
 
@@ -446,9 +303,9 @@ case_stuck() {
 	# Retries of the held read restart the SCSI command timer: keep it
 	# well above the backend's delay.
 	echo 120 >"/sys/block/${dc[0]#/dev/}/device/timeout"
-	acc=$(accepts "$tgt_c")
+	acc=$(ixt_accepts "$tgt_c")
 	timeout 200 dd if="${dc[0]}" of=/dev/null bs=4k count=1 skip=2048 \
-		iflag=direct 2>"$work/dd.err" &
+		iflag=direct 2>"$IXT_WORK/dd.err" &
 	reader=$!
 	sleep 2
 	ixt_check "a direct read of the slow LUN is held in the backend" read_waits
@@ -462,13 +319,14 @@ case_stuck() {
 		rd_verified_held 0
 
 	port=$(ini_port)
-	timed_write 0 "$IXT_FABRIC/$tgt_c/tpgt_1/enable"
+	ixt_timed_write 0 "$IXT_FABRIC/$tgt_c/tpgt_1/enable"
 	rc=$?
-	ixt_check "disabling TPG C with the read held returns in $took_ms ms (5 s at most)" \
-		disabled_in_time $rc
+	ixt_check "disabling TPG C with the read held returns in $IXT_TOOK_MS ms (5 s at most)" \
+		ixt_disabled_in_time $rc
 	ixt_check "the target's socket of that connection is gone within 5 s" \
 		target_sock_gone "$port"
-	ixt_check "rmmod iscsi_xt is refused with a command held" rmmod_refused
+	ixt_check "rmmod iscsi_xt is refused with a command held" \
+		ixt_rmmod_refused iscsi_xt
 	sleep 1
 	echo 1 >"$IXT_FABRIC/$tgt_c/tpgt_1/enable"
 	ixt_check "the initiator logs in again once TPG C is enabled, the read still held" \
@@ -505,7 +363,7 @@ case_tpg_disable
 case_rmmod
 case_stuck
 
-ixt_check "no I/O error reached the initiator's block layer" no_io_error
+ixt_check "no I/O error reached the initiator's block layer" ixt_no_io_error
 teardown
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_unload
