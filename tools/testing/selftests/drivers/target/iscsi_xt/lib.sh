@@ -169,6 +169,14 @@ ixt_klog_since_mark() {
 	dmesg | sed -n "/$IXT_KLOG_MARK/,\$p"
 }
 
+# A warning of the initiator's side, not the target's: when open-iscsi
+# removes a session, scsi_transport_iscsi's WQ_MEM_RECLAIM iscsi_ctrl
+# workqueue may flush a runtime-PM work item of the SCSI target device
+# (pm_runtime_work on the !WQ_MEM_RECLAIM pm workqueue), and the
+# workqueue code warns once per boot. ixt_klog_check leaves it out when
+# the kernel log names exactly that flush.
+ixt_klog_known='workqueue: WQ_MEM_RECLAIM iscsi_ctrl_[0-9:]+:__iscsi_unbind_session \[scsi_transport_iscsi\] is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work'
+
 ixt_klog_check() {
 	local log bad
 
@@ -177,6 +185,10 @@ ixt_klog_check() {
 		ktap_print_msg "the kernel log lost the test's start marker"
 		ktap_test_fail "kernel log clean"
 		return
+	fi
+	if grep -qE "$ixt_klog_known" <<<"$log"; then
+		ktap_print_msg "initiator-side warning left out: $(grep -oE "$ixt_klog_known" <<<"$log" | head -n 1)"
+		log=$(grep -v 'WARNING: .* at kernel/workqueue.c:[0-9]* check_flush_dependency' <<<"$log")
 	fi
 	bad=$(grep -E "$ixt_klog_bad" <<<"$log" | head -n 20)
 	if [ -n "$bad" ]; then
