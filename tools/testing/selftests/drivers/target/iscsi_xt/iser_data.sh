@@ -13,7 +13,9 @@
 # by RDMA READ), InitialR2T=No with FirstBurstLength 16 KiB (unsolicited
 # Data-Out PDUs placed from receive buffers, the rest fetched), and
 # ImmediateData with a FirstBurstLength of 512 bytes (an unaligned split
-# between immediate and fetched data). Last, the descriptor builder's
+# between immediate and fetched data). With the iSER module's recv_depth
+# at 40, the session's command window is cut to the 24 commands its
+# receive buffers can take. Last, the descriptor builder's
 # limits are shrunk with the iSER module's debug parameters (1 SGE and
 # 4 KiB per work request, a send queue of 4): the debugfs counters show
 # that transfers were divided and continued after waiting for send queue
@@ -84,7 +86,7 @@ iser_stat() {
 	awk -v n="$1" '$1 == n { print $2 }' "$stats"
 }
 
-ixt_begin 49
+ixt_begin 52
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
 modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
@@ -155,6 +157,21 @@ scenario "unsolicited Data-Out" \
 scenario "unaligned immediate data" "ImmediateData=Yes FirstBurstLength=512" \
 	"node.session.iscsi.ImmediateData=Yes node.session.iscsi.FirstBurstLength=512" \
 	"ImmediateData: Yes" "FirstBurstLength: 512"
+
+# max_window: the largest command window of the (only) normal session.
+max_window() {
+	awk 'NR > 1 { print $6 }' /sys/kernel/debug/iscsi_xt/sessions
+}
+
+# With 40 receive buffers, 16 kept for unexpected PDUs, the session's
+# window is cut to 24 commands, whatever the ACL's queue depth (64).
+echo 40 >"$iser_params/recv_depth"
+ixt_check "40 receives: a fresh login shows both LUNs" login ""
+ixt_check "40 receives: the command window is cut to 24 ($(max_window))" \
+	eval '[ "$(max_window)" = 24 ]'
+ixt_check "40 receives: LUN 0: fio random writes verified, bs=4k iodepth=32" \
+	fio_cell 0 4k 32 4096
+echo 512 >"$iser_params/recv_depth"
 
 # The builder at its smallest: every work request one SGE of at most
 # 4 KiB, and a send queue of 4 work requests.
