@@ -385,6 +385,23 @@ bool ixt_conn_closing(struct ixt_conn *conn)
 EXPORT_SYMBOL_GPL(ixt_conn_closing);
 
 /**
+ * ixt_conn_rx_stopped() - whether a transport stops handing PDUs over
+ * @conn: the connection.
+ *
+ * Nothing is read after a Logout Response (or a failed Login Response)
+ * is queued, nor once the connection is being torn down.
+ *
+ * Context: Any context.
+ * Return: true when the receive path should stop.
+ */
+bool ixt_conn_rx_stopped(struct ixt_conn *conn)
+{
+	return ixt_conn_closing(conn) ||
+	       READ_ONCE(conn->state) == IXT_CONN_LOGOUT;
+}
+EXPORT_SYMBOL_GPL(ixt_conn_rx_stopped);
+
+/**
  * ixt_conn_close() - tear a connection down
  * @conn: the connection.
  *

@@ -279,6 +279,7 @@ void ixt_conn_uninit(struct ixt_conn *conn);
 void ixt_conn_start(struct ixt_conn *conn);
 void ixt_conn_close(struct ixt_conn *conn);
 bool ixt_conn_closing(struct ixt_conn *conn);
+bool ixt_conn_rx_stopped(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
 int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

@@ -317,12 +317,6 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 	return 0;
 }
 
-static bool ixt_iser_rx_stopped(struct ixt_conn *conn)
-{
-	return ixt_conn_closing(conn) ||
-	       READ_ONCE(conn->state) == IXT_CONN_LOGOUT;
-}
-
 /* The receive path: fetched writes first, then messages in order. */
 static void ixt_iser_rx_work(struct work_struct *work)
 {
@@ -334,7 +328,7 @@ static void ixt_iser_rx_work(struct work_struct *work)
 	struct ixt_iser_rx *rx;
 	int ret;
 
-	while (!ixt_iser_rx_stopped(conn)) {
+	while (!ixt_conn_rx_stopped(conn)) {
 		if (!budget--) {
 			queue_delayed_work(ixt_wq, &ic->rx_work, 0);
 			return;

@@ -390,12 +390,6 @@ static int ixt_tcp_rcv_step(struct ixt_tcp_conn *tc)
 	return -EINVAL;
 }
 
-static bool ixt_tcp_rx_stopped(struct ixt_conn *conn)
-{
-	return ixt_conn_closing(conn) ||
-	       READ_ONCE(conn->state) == IXT_CONN_LOGOUT;
-}
-
 static void ixt_tcp_rx_work(struct work_struct *work)
 {
 	struct ixt_tcp_conn *tc = container_of(to_delayed_work(work),
@@ -404,7 +398,7 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 	int budget = IXT_TCP_BUDGET;
 	int ret;
 
-	while (!ixt_tcp_rx_stopped(conn)) {
+	while (!ixt_conn_rx_stopped(conn)) {
 		ret = ixt_tcp_rcv_step(tc);
 		if (ret == -EAGAIN) {
 			/* The core waits for cache lines: look again soon. */
