@@ -367,6 +367,15 @@ ixt_accepts() {
 	cat "$IXT_FABRIC/$1/fabric_statistics/iscsi_login_stats/accepts"
 }
 
+# ixt_logins_counted TARGET N: TARGET counted N logins and N normal
+# logouts.
+ixt_logins_counted() {
+	local s=$IXT_FABRIC/$1/fabric_statistics
+
+	[ "$(ixt_accepts "$1")" -eq "$2" ] &&
+		[ "$(cat "$s/iscsi_logout_stats/normal_logouts")" -eq "$2" ]
+}
+
 # ixt_sess_logged_in TARGET: an open-iscsi session to TARGET is logged in.
 ixt_sess_logged_in() {
 	local s

@@ -221,20 +221,14 @@ b_rounds() {
 	done
 }
 
-b_counted() {
-	local s=$IXT_FABRIC/$tgt_b/fabric_statistics
-
-	[ "$(ixt_accepts "$tgt_b")" -eq 3 ] &&
-		[ "$(cat "$s/iscsi_logout_stats/normal_logouts")" -eq 3 ]
-}
-
 # (2) Another session logs out and in while A writes.
 case_logout_loop() {
 	ixt_fio_loop_start "${da[0]}"
 	ixt_writing "${da[0]}"
 	ixt_check "session B logs in, writes and verifies 2 MiB, logs out, 3 times" \
 		b_rounds
-	ixt_check "target B counted 3 logins and 3 normal logouts" b_counted
+	ixt_check "target B counted 3 logins and 3 normal logouts" \
+		ixt_logins_counted "$tgt_b" 3
 	ixt_check "session A's fio runs meanwhile: no error, no mismatch" \
 		ixt_fio_loop_end
 }
