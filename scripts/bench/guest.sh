@@ -201,12 +201,22 @@ target_down() {
 
 # login TRANSPORT: discovery and login through open-iscsi's iface for
 # TRANSPORT ("default" for TCP, "iser"), then wait for both LUNs' disks.
+# Over iSER the node record is made without a discovery, for LIO and
+# iscsi_xt alike: in this VM open-iscsi's discovery over iSER now and
+# then fails to send its SendTargets (seen with both targets in one boot,
+# and iscsiadm once crashed retrying); iser_login.sh tests discovery.
 login() {
 	local iface=default
 
-	[ "$1" = iser ] && iface=iser
-	iscsiadm -m discovery -t st -p "$portal" -I "$iface" >/dev/null &&
-		iscsiadm -m node -T "$wwn" -p "$portal" -I "$iface" --login >/dev/null &&
+	if [ "$1" = iser ]; then
+		iface=iser
+		iscsiadm -m node -o new -T "$wwn" -p "$portal" -I iser >/dev/null ||
+			return 1
+	else
+		iscsiadm -m discovery -t st -p "$portal" -I "$iface" >/dev/null ||
+			return 1
+	fi
+	iscsiadm -m node -T "$wwn" -p "$portal" -I "$iface" --login >/dev/null &&
 		ixt_session_disks 2 >/dev/null
 }
 
