@@ -641,15 +641,22 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	struct ixt_iser_conn *ic;
 	int ret;
 
-	if (!cm || req->private_data_len < sizeof(*cm)) {
-		pr_warn_ratelimited("%pISpc: RDMA connection request without an iSER CM header rejected\n",
-				    &id->route.addr.dst_addr);
+	/*
+	 * On InfiniBand and RoCE the CM pads private data with zeroes, so
+	 * a request without a header reads as one whose initiator uses
+	 * zero-based virtual addresses: both are refused, as this target
+	 * addresses the initiator's buffers by their virtual address.
+	 */
+	if (!cm || req->private_data_len < sizeof(*cm) ||
+	    !(cm->flags & ISER_ZBVA_NOT_SUP)) {
+		pr_warn_ratelimited("%pISpc: RDMA connection request rejected: %s\n",
+				    &id->route.addr.dst_addr,
+				    cm && req->private_data_len >= sizeof(*cm) ?
+				    "initiator wants zero-based addresses" :
+				    "no iSER CM header");
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		return -EPROTO;
 	}
-	if (!(cm->flags & ISER_ZBVA_NOT_SUP))
-		pr_debug("%pISpc: initiator uses zero-based virtual addresses\n",
-			 &id->route.addr.dst_addr);
 
 	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
 	if (!ic) {
