@@ -30,7 +30,8 @@
  *
  * When the cache-line pool runs dry the window halves at once
  * (ixt_window_squeeze()): fewer commands in flight need fewer lines; it
- * grows back by the rules above.
+ * grows back by the rules above. ixt_window_limit() lowers the largest
+ * window, when a connection joining the session can take fewer commands.
  */
 
 /**
@@ -53,5 +54,6 @@ struct ixt_window {
 void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns);
 u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns);
 u32 ixt_window_squeeze(struct ixt_window *w);
+u32 ixt_window_limit(struct ixt_window *w, u32 limit);
 
 #endif /* _ISCSI_XT_WINDOW_H */

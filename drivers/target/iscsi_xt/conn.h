@@ -328,6 +328,7 @@ int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn);
 void ixt_sess_each_conn(struct ixt_sess *sess,
 			void (*fn)(struct ixt_conn *conn, void *arg), void *arg);
 void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
+void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth);
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
 void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
 void ixt_sess_pool_short(struct ixt_sess *sess);

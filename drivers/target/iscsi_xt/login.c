@@ -584,13 +584,15 @@ static u16 ixt_login_join(struct ixt_conn *conn)
 	p->max_xmit_dlength = neg->max_xmit_dlength;
 	p->auth_method = neg->auth_method;
 	/*
-	 * The window of the session stays what its leading connection could
-	 * receive; a joining iSER connection posts receives for it.
+	 * A joining iSER connection posts receives for the session's
+	 * window; if it could post fewer, the window comes down to them.
 	 */
 	if (conn->ops->ffp_prepare) {
 		u32 depth = sess->cmdsn_depth;
 
 		conn->ops->ffp_prepare(conn, &depth);
+		if (depth < sess->cmdsn_depth)
+			ixt_sess_window_limit(sess, depth);
 	}
 	ret = ixt_sess_join(sess, conn);
 	if (ret) {

@@ -597,6 +597,24 @@ void ixt_sess_window_start(struct ixt_sess *sess, u32 depth)
 }
 
 /**
+ * ixt_sess_window_limit() - a joining connection takes fewer commands
+ * @sess: the session.
+ * @depth: the commands the connection can receive at once.
+ *
+ * The window's maximum comes down to @depth for the rest of the session;
+ * MaxCmdSN, which never moves back, waits for ExpCmdSN to catch up. The
+ * CmdSN queue still takes what an earlier MaxCmdSN allowed.
+ *
+ * Context: Process context (the receive path); takes @sess->win_lock.
+ */
+void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth)
+{
+	spin_lock_bh(&sess->win_lock);
+	WRITE_ONCE(sess->win_cur, ixt_window_limit(&sess->window, depth));
+	spin_unlock_bh(&sess->win_lock);
+}
+
+/**
  * ixt_sess_max_cmd_sn() - the MaxCmdSN a response carries
  * @sess: the session.
  * @exp_cmd_sn: the ExpCmdSN the response carries.

@@ -55,6 +55,20 @@ u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns)
 }
 
 /**
+ * ixt_window_limit() - lower the largest window for good
+ * @w: the window.
+ * @limit: the new largest window, if smaller than the old; 0 counts as 1.
+ *
+ * Return: the window now, at most @limit.
+ */
+u32 ixt_window_limit(struct ixt_window *w, u32 limit)
+{
+	w->max = min(w->max, max(limit, 1U));
+	w->cur = min(w->cur, w->max);
+	return w->cur;
+}
+
+/**
  * ixt_window_squeeze() - halve the window: the cache lines ran out
  * @w: the window.
  *

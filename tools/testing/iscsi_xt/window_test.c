@@ -154,6 +154,23 @@ TEST(window_squeeze_halves_down_to_one)
 	EXPECT_EQ(run_queue(&w, 10 * US, 64, 64 * 65 / 2), 64);
 }
 
+TEST(window_limit_lowers_the_maximum_for_good)
+{
+	struct ixt_window w;
+
+	ixt_window_init(&w, 64, 2 * MS);
+	EXPECT_EQ(ixt_window_limit(&w, 100), 64);
+	EXPECT_EQ(w.max, 64);
+	EXPECT_EQ(ixt_window_limit(&w, 24), 24);
+	EXPECT_EQ(w.max, 24);
+	EXPECT_EQ(ixt_window_limit(&w, 0), 1);
+	/* A fast backend earns the window back only up to the new limit. */
+	ixt_window_init(&w, 64, 2 * MS);
+	ixt_window_limit(&w, 24);
+	EXPECT_EQ(ixt_window_squeeze(&w), 12);
+	EXPECT_EQ(run_queue(&w, 10 * US, 24, 24 * 25 / 2), 24);
+}
+
 /* splitmix64 with a fixed seed: every run tests the same numbers. */
 static u64 rng_state = 42;
 
