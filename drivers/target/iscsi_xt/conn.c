@@ -241,7 +241,7 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
  * @pdu->discard to drop it, @pdu->ignore, @pdu->answered and
  * @pdu->reject.
  *
- * Context: Process context: the transport's receive work.
+ * Context: Process context: the transport's receive path.
  * Return: 0; -EAGAIN when the core cannot take the PDU yet (no cache
  * lines free): call again later with the same PDU; or a negative errno:
  * close the connection.
@@ -267,7 +267,7 @@ EXPORT_SYMBOL_GPL(ixt_conn_rx_hdr);
  *	header to refuse (0 for a good one), whose data segment is then
  *	read and ignored.
  *
- * Context: Process context: the transport's receive work.
+ * Context: Process context: the transport's receive path.
  * Return: 0, or -EMSGSIZE for a data segment longer than the connection
  * takes: the transport cannot skip it and closes the connection.
  */
@@ -292,7 +292,7 @@ EXPORT_SYMBOL_GPL(ixt_conn_check_hdr);
  * @cmd: the write, whose fetch the core asked for with the transport's
  *	fetch op; the reference taken for the fetch goes.
  *
- * Context: Process context: the transport's receive work; takes the
+ * Context: Process context: the transport's receive path; takes the
  * session's rx_lock.
  */
 void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd)
@@ -308,7 +308,7 @@ EXPORT_SYMBOL_GPL(ixt_conn_fetched);
  * @conn: the connection.
  * @pdu: the PDU, whole; valid only during the call.
  *
- * Context: Process context: the transport's receive work, which is the
+ * Context: Process context: the transport's receive path, which is the
  * only caller for a connection, so calls never overlap; in full feature
  * phase this takes the session's rx_lock.
  */

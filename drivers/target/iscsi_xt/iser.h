@@ -76,7 +76,7 @@ struct ixt_iser_dev {
  * @cqe: completion of its receive.
  * @wr: its receive work request.
  * @sge: the iSER header and BHS, then the pages.
- * @entry: on the connection's rx_done list once received.
+ * @entry: on the connection's rx_done list while in the backlog.
  * @hdr: the iSER header and BHS (%IXT_ISER_HDRS_LEN bytes).
  * @pages: AHS and data segment.
  * @byte_len: bytes received.
@@ -118,9 +118,9 @@ struct ixt_iser_tx {
 /**
  * struct ixt_iser_xfer - one RDMA transfer of a command (the REQUEST
  *	STATE of the descriptor builder, with what it needs to finish)
- * @cqe: completion of the transfer's last work request.
+ * @cqe: completion of a fetch's last RDMA READ.
  * @entry: on the connection's rd_wait list (a fetch waiting for send
- *	queue slots) or fetched list (a fetch done, for the rx work).
+ *	queue slots) or fetched list (a fetch done, in the backlog).
  * @st: the builder's state: where the next work request starts.
  * @pieces: the local pieces, DMA-mapped; @inl or kmalloc'ed.
  * @nr_pieces: pieces mapped.
@@ -128,7 +128,8 @@ struct ixt_iser_tx {
  * @rkey: the initiator's STag.
  * @read: RDMA READs (a fetch) rather than RDMA WRITEs (Data-In).
  * @mapped: @pieces are mapped and must be unmapped.
- * @pdu: the Data-In PDU a WRITE transfer stands for; freed at its end.
+ * @pdu: the Data-In PDU a WRITE transfer stands for; freed once its
+ *	last RDMA WRITE is posted.
  * @inl: inline room for @pieces.
  */
 struct ixt_iser_xfer {
@@ -192,29 +193,40 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  *	as the connection was accepted).
  * @rx_max: receives the queue pair holds.
  * @ord: RDMA READs the target may have outstanding (initiator depth).
- * @rx_lock: protects @rx_done, @fetched and @stopping.
- * @rx_done: receives completed, for @rx_work, in order.
- * @fetched: fetches completed, for @rx_work.
- * @stopping: shutdown began: completions no longer schedule @rx_work.
- * @rx_work: hands received PDUs and fetched data to the core (the
- *	connection's receive path); delayed only when the core puts a PDU
- *	off (no cache lines free).
- * @rx_pdu: the PDU being handed over; @rx_work only.
+ * @rx_lock: protects @rx_done, @fetched, @rx_backlog and @stopping.
+ * @rx_done: the backlog's receives, in order.
+ * @fetched: the backlog's fetches.
+ * @rx_backlog: the core put a PDU off: completions queue for @rx_work
+ *	until it has emptied the backlog, instead of being handed to the
+ *	core by their handlers.
+ * @stopping: shutdown began: completions are dropped.
+ * @rx_work: hands the backlog to the core, delayed while the core puts
+ *	its first PDU off (no cache lines free).
+ * @rx_pdu: the PDU being handed over; the receive path only (the CQ's
+ *	handlers, or @rx_work while there is a backlog: never both).
  * @rx: every receive buffer, posted or not; @nr_rx of them, grown only
  *	by the receive path.
  * @nr_rx: receive buffers.
- * @tx_lock: protects @tx_queue, @rd_wait, @tx_free, @sq_free, @tx_dead
- *	and the scratch arrays below; taken with spin_lock_bh().
+ * @tx_lock: protects @tx_queue, @rd_wait, @tx_free, @sq_free, the
+ *	credits, @tx_dead and the scratch arrays below; taken with
+ *	spin_lock_bh().
  * @tx_queue: PDUs to send, in order; a Data-In stays at the head until
  *	its last RDMA WRITE is posted.
  * @rd_wait: fetches with RDMA READs left to post.
  * @tx_free: free Send descriptors.
- * @sq_free: send queue slots free; every work request is signaled and
- *	gives its slot back when it completes.
+ * @sq_free: send queue slots free.
+ * @sq_unsig: slots of the unsignaled work requests posted since the last
+ *	signaled one.
+ * @sq_credits: ring of @send_depth entries: the slots each outstanding
+ *	signaled work request gives back, in the order posted.
+ * @sq_cr_tail: where in @sq_credits the oldest outstanding one is.
+ * @sq_cr_nr: signaled work requests outstanding.
  * @tx_dead: shutdown began: PDUs are freed, not sent.
  * @tx: the Send descriptors.
- * @credit_cqe: completion of an RDMA work request that is not the last
- *	of its transfer: it only gives a slot back.
+ * @credit_cqe: completion of an RDMA work request that ends a batch,
+ *	not a fetch: it only gives slots back.
+ * @unsig_cqe: of the unsignaled RDMA work requests: it completes only
+ *	one that failed.
  * @rd_wr: scratch: work requests the builder emits.
  * @rd_sge: scratch: their SGEs.
  * @ib_wr: scratch: the same as posted.
@@ -237,9 +249,10 @@ struct ixt_iser_conn {
 	u32 rx_max;
 	u32 ord;
 
-	spinlock_t rx_lock;	/* protects rx_done, fetched, stopping */
+	spinlock_t rx_lock;	/* protects rx_done, fetched, the flags */
 	struct list_head rx_done;
 	struct list_head fetched;
+	bool rx_backlog;
 	bool stopping;
 	struct delayed_work rx_work;
 	struct ixt_rx_pdu rx_pdu;
@@ -251,9 +264,14 @@ struct ixt_iser_conn {
 	struct list_head rd_wait;
 	struct list_head tx_free;
 	u32 sq_free;
+	u32 sq_unsig;
+	u32 *sq_credits;
+	u32 sq_cr_tail;
+	u32 sq_cr_nr;
 	bool tx_dead;
 	struct ixt_iser_tx *tx[IXT_ISER_NR_TX];
 	struct ib_cqe credit_cqe;
+	struct ib_cqe unsig_cqe;
 	struct ixt_rd_wr rd_wr[IXT_ISER_POST_BATCH];
 	struct ixt_rd_sge *rd_sge;
 	struct ib_rdma_wr ib_wr[IXT_ISER_POST_BATCH];
@@ -283,6 +301,7 @@ struct ixt_iser_stats {
 
 /* iser_main.c */
 extern struct ixt_iser_stats ixt_iser_stats;
+extern struct kmem_cache *ixt_iser_cmd_cache;
 extern unsigned int ixt_iser_send_depth;
 extern unsigned int ixt_iser_recv_depth;
 extern unsigned int ixt_iser_dbg_max_sge;

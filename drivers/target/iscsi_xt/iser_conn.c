@@ -134,58 +134,6 @@ static u32 ixt_iser_rx_grow(struct ixt_iser_conn *ic, u32 nr)
 	return ic->nr_rx;
 }
 
-static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
-					      cqe);
-	struct ixt_iser_conn *ic = rx->ic;
-	struct ib_device *ibdev = ic->dev->ibdev;
-	u32 i;
-
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err_ratelimited("%pISpc: receive failed: %s\n",
-					   &ic->conn.peer,
-					   ib_wc_status_msg(wc->status));
-		ixt_conn_close(&ic->conn);
-		return;
-	}
-	rx->byte_len = wc->byte_len;
-	ib_dma_sync_single_for_cpu(ibdev, rx->sge[0].addr, IXT_ISER_HDRS_LEN,
-				   DMA_FROM_DEVICE);
-	for (i = 1; i < ARRAY_SIZE(rx->sge); i++)
-		ib_dma_sync_single_for_cpu(ibdev, rx->sge[i].addr, PAGE_SIZE,
-					   DMA_FROM_DEVICE);
-	spin_lock_bh(&ic->rx_lock);
-	if (!ic->stopping) {
-		list_add_tail(&rx->entry, &ic->rx_done);
-		queue_delayed_work(ixt_wq, &ic->rx_work, 0);
-	}
-	spin_unlock_bh(&ic->rx_lock);
-}
-
-/**
- * ixt_iser_rx_fetched() - hand a finished fetch to the receive path
- * @ic: the connection.
- * @x: the fetch (a command's out transfer), holding its reference.
- *
- * Context: Process context (a completion handler).
- */
-void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
-{
-	bool stopping;
-
-	spin_lock_bh(&ic->rx_lock);
-	stopping = ic->stopping;
-	if (!stopping) {
-		list_add_tail(&x->entry, &ic->fetched);
-		queue_delayed_work(ixt_wq, &ic->rx_work, 0);
-	}
-	spin_unlock_bh(&ic->rx_lock);
-	if (stopping)
-		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
-}
-
 /* Copies a data segment from a receive buffer into the core's pages. */
 static int ixt_iser_rx_copy(struct ixt_iser_rx *rx, u32 off, u32 len,
 			    struct ixt_rx_pdu *pdu)
@@ -317,7 +265,115 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 	return 0;
 }
 
-/* The receive path: fetched writes first, then messages in order. */
+/*
+ * The receive path. Completions of a connection's one CQ run one at a time
+ * (IB_POLL_WORKQUEUE), so its handlers hand received PDUs and fetched data
+ * to the core themselves, in the order they complete. Only when the core
+ * puts a PDU off (no cache lines free) does the connection fall back to
+ * rx_work: from then until that work has emptied the backlog, later
+ * completions queue behind it, so the order stays.
+ */
+
+/*
+ * Hands a received message over and posts its buffer again; false when
+ * the core puts it off. A message of the backlog (@queued) leaves it
+ * before its buffer can complete again.
+ */
+static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
+			       struct ixt_iser_rx *rx, bool queued)
+{
+	int ret = ixt_iser_rx_one(ic, rx);
+
+	if (ret == -EAGAIN)
+		return false;
+	if (queued) {
+		spin_lock_bh(&ic->rx_lock);
+		list_del(&rx->entry);
+		spin_unlock_bh(&ic->rx_lock);
+	}
+	if (ret || ixt_iser_rx_post(ic, rx))
+		ixt_conn_close(&ic->conn);
+	return true;
+}
+
+/* Under rx_lock: whether a completion must queue behind the backlog. */
+static bool ixt_iser_rx_behind(struct ixt_iser_conn *ic)
+{
+	lockdep_assert_held(&ic->rx_lock);
+	return ic->rx_backlog || ic->stopping;
+}
+
+static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
+					      cqe);
+	struct ixt_iser_conn *ic = rx->ic;
+	struct ib_device *ibdev = ic->dev->ibdev;
+	u32 i;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("%pISpc: receive failed: %s\n",
+					   &ic->conn.peer,
+					   ib_wc_status_msg(wc->status));
+		ixt_conn_close(&ic->conn);
+		return;
+	}
+	rx->byte_len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(ibdev, rx->sge[0].addr, IXT_ISER_HDRS_LEN,
+				   DMA_FROM_DEVICE);
+	for (i = 1; i < ARRAY_SIZE(rx->sge); i++)
+		ib_dma_sync_single_for_cpu(ibdev, rx->sge[i].addr, PAGE_SIZE,
+					   DMA_FROM_DEVICE);
+	spin_lock_bh(&ic->rx_lock);
+	if (ixt_iser_rx_behind(ic)) {
+		if (!ic->stopping)
+			list_add_tail(&rx->entry, &ic->rx_done);
+		spin_unlock_bh(&ic->rx_lock);
+		return;
+	}
+	spin_unlock_bh(&ic->rx_lock);
+	if (ixt_conn_rx_stopped(&ic->conn) || ixt_iser_rx_handle(ic, rx, false))
+		return;
+	/* The core waits for cache lines: rx_work tries again soon. */
+	spin_lock_bh(&ic->rx_lock);
+	if (!ic->stopping) {
+		ic->rx_backlog = true;
+		list_add_tail(&rx->entry, &ic->rx_done);
+		queue_delayed_work(ixt_wq, &ic->rx_work, 1);
+	}
+	spin_unlock_bh(&ic->rx_lock);
+}
+
+/**
+ * ixt_iser_rx_fetched() - hand a finished fetch to the receive path
+ * @ic: the connection.
+ * @x: the fetch (a command's out transfer), holding its reference.
+ *
+ * Context: Process context (a completion handler of the connection's CQ).
+ */
+void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
+{
+	struct ixt_cmd *cmd = &container_of(x, struct ixt_iser_cmd, out)->cmd;
+	bool stopping, behind;
+
+	spin_lock_bh(&ic->rx_lock);
+	stopping = ic->stopping;
+	behind = ixt_iser_rx_behind(ic);
+	if (behind && !stopping)
+		list_add_tail(&x->entry, &ic->fetched);
+	spin_unlock_bh(&ic->rx_lock);
+	if (stopping)
+		ixt_cmd_put(cmd);
+	else if (!behind)
+		ixt_conn_fetched(&ic->conn, cmd);
+}
+
+/*
+ * The backlog: what completed while the core put a PDU off, in order,
+ * fetched writes first. Once it is empty, completions are handed over
+ * by their handlers again.
+ */
 static void ixt_iser_rx_work(struct work_struct *work)
 {
 	struct ixt_iser_conn *ic = container_of(to_delayed_work(work),
@@ -326,7 +382,6 @@ static void ixt_iser_rx_work(struct work_struct *work)
 	int budget = IXT_ISER_RX_BUDGET;
 	struct ixt_iser_xfer *x;
 	struct ixt_iser_rx *rx;
-	int ret;
 
 	while (!ixt_conn_rx_stopped(conn)) {
 		if (!budget--) {
@@ -340,6 +395,8 @@ static void ixt_iser_rx_work(struct work_struct *work)
 			list_del_init(&x->entry);
 		rx = list_first_entry_or_null(&ic->rx_done,
 					      struct ixt_iser_rx, entry);
+		if (!x && !rx)
+			ic->rx_backlog = false;
 		spin_unlock_bh(&ic->rx_lock);
 		if (x) {
 			ixt_conn_fetched(conn,
@@ -349,17 +406,8 @@ static void ixt_iser_rx_work(struct work_struct *work)
 		}
 		if (!rx)
 			return;
-		ret = ixt_iser_rx_one(ic, rx);
-		if (ret == -EAGAIN) {
-			/* The core waits for cache lines: look again soon. */
+		if (!ixt_iser_rx_handle(ic, rx, true)) {
 			queue_delayed_work(ixt_wq, &ic->rx_work, 1);
-			return;
-		}
-		spin_lock_bh(&ic->rx_lock);
-		list_del(&rx->entry);
-		spin_unlock_bh(&ic->rx_lock);
-		if (ret || ixt_iser_rx_post(ic, rx)) {
-			ixt_conn_close(conn);
 			return;
 		}
 	}
@@ -423,7 +471,8 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 
 static struct ixt_cmd *ixt_iser_cmd_alloc(struct ixt_conn *conn)
 {
-	struct ixt_iser_cmd *icmd = kzalloc(sizeof(*icmd), GFP_KERNEL);
+	struct ixt_iser_cmd *icmd = kmem_cache_zalloc(ixt_iser_cmd_cache,
+						      GFP_KERNEL);
 
 	if (!icmd)
 		return NULL;
@@ -439,7 +488,7 @@ static void ixt_iser_cmd_free(struct ixt_cmd *cmd)
 
 	ixt_iser_xfer_release(ic, &icmd->in);
 	ixt_iser_xfer_release(ic, &icmd->out);
-	kfree(icmd);
+	kmem_cache_free(ixt_iser_cmd_cache, icmd);
 }
 
 /*

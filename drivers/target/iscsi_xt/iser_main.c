@@ -42,6 +42,7 @@ MODULE_PARM_DESC(dbg_max_wr_len,
 		 "Debug: at most this many bytes per RDMA work request; 0: the port's limit (default 0)");
 
 struct ixt_iser_stats ixt_iser_stats;
+struct kmem_cache *ixt_iser_cmd_cache;
 static struct dentry *ixt_iser_debugfs;
 
 static int ixt_iser_stats_show(struct seq_file *m, void *v)
@@ -289,6 +290,9 @@ static int __init ixt_iser_init(void)
 {
 	int ret;
 
+	ixt_iser_cmd_cache = KMEM_CACHE(ixt_iser_cmd, 0);
+	if (!ixt_iser_cmd_cache)
+		return -ENOMEM;
 	ixt_iser_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("stats", 0444, ixt_iser_debugfs, NULL,
 			    &ixt_iser_stats_fops);
@@ -305,6 +309,7 @@ out_unregister_client:
 	ib_unregister_client(&ixt_iser_client);
 out_debugfs:
 	debugfs_remove_recursive(ixt_iser_debugfs);
+	kmem_cache_destroy(ixt_iser_cmd_cache);
 	return ret;
 }
 
@@ -320,6 +325,7 @@ static void __exit ixt_iser_exit(void)
 	flush_workqueue(ixt_wq);
 	ib_unregister_client(&ixt_iser_client);
 	debugfs_remove_recursive(ixt_iser_debugfs);
+	kmem_cache_destroy(ixt_iser_cmd_cache);
 }
 
 module_init(ixt_iser_init);

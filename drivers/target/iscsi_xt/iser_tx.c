@@ -4,13 +4,22 @@
  * and fetches of solicited data as RDMA READs, built by the coalesce/
  * divide descriptor builder (rdma_desc) over the command's cache lines.
  *
- * Every work request is signaled and holds one send queue slot until it
- * completes. A transfer that finds the queue full keeps its builder state
- * and continues when completions give slots back: no transfer is refused
- * for its size, and the queue is not sized for the worst case. PDUs go
- * out in the order they were queued (StatSN order): a Data-In keeps the
- * PDUs behind it, its command's response first, waiting until its last
- * RDMA WRITE is posted, and the send queue completes in order.
+ * Every work request holds one send queue slot until it completes. Only
+ * some are signaled: every Send, the last RDMA READ of a fetch, and the
+ * last work request of each batch of a transfer, unless it is the end of
+ * a Data-In with the send queue not full (the command's response, a Send
+ * that follows it, completes it). The send queue completes in order, so
+ * a signaled completion gives back its own slot and those of the
+ * unsignaled work requests posted before it: the credits of the signaled
+ * ones wait in a ring, in the order posted. A full send queue always ends
+ * with a signaled work request, so a completion is always to come.
+ *
+ * A transfer that finds the queue full keeps its builder state and
+ * continues when completions give slots back: no transfer is refused for
+ * its size, and the queue is not sized for the worst case. PDUs go out
+ * in the order they were queued (StatSN order): a Data-In keeps the PDUs
+ * behind it, its command's response first, waiting until its last RDMA
+ * WRITE is posted.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -132,11 +141,38 @@ static bool ixt_iser_wc_ok(struct ixt_iser_conn *ic, struct ib_wc *wc,
 
 static void ixt_iser_tx_kick(struct ixt_iser_conn *ic);
 
-/* A work request completed: its slot is free again. */
+/*
+ * Under tx_lock: @wr is signaled, and its completion gives back @n slots
+ * (its own and those of the work requests posted in its chain before
+ * it) and those of the unsignaled ones posted before that.
+ */
+static void ixt_iser_sq_signal(struct ixt_iser_conn *ic,
+			       struct ib_send_wr *wr, u32 n)
+{
+	u32 head = (ic->sq_cr_tail + ic->sq_cr_nr) % ic->send_depth;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ic->sq_credits[head] = n + ic->sq_unsig;
+	ic->sq_cr_nr++;
+	ic->sq_unsig = 0;
+}
+
+/* Under tx_lock: a signaled work request completed. */
+static void ixt_iser_sq_credit(struct ixt_iser_conn *ic)
+{
+	lockdep_assert_held(&ic->tx_lock);
+	if (WARN_ON_ONCE(!ic->sq_cr_nr))
+		return;
+	ic->sq_free += ic->sq_credits[ic->sq_cr_tail];
+	ic->sq_cr_tail = (ic->sq_cr_tail + 1) % ic->send_depth;
+	ic->sq_cr_nr--;
+}
+
+/* A signaled work request completed: its slots are free again. */
 static void ixt_iser_slot_done(struct ixt_iser_conn *ic)
 {
 	spin_lock_bh(&ic->tx_lock);
-	ic->sq_free++;
+	ixt_iser_sq_credit(ic);
 	ixt_iser_tx_kick(ic);
 	spin_unlock_bh(&ic->tx_lock);
 }
@@ -149,18 +185,10 @@ static void ixt_iser_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 	ixt_iser_slot_done(ic);
 }
 
-/* The last RDMA WRITE of a Data-In is done: the initiator has the data. */
-static void ixt_iser_in_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Only an unsignaled work request that failed completes here. */
+static void ixt_iser_unsig_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ixt_iser_xfer *x = container_of(wc->wr_cqe,
-					       struct ixt_iser_xfer, cqe);
-	struct ixt_iser_conn *ic = cq->cq_context;
-
-	ixt_iser_wc_ok(ic, wc, "RDMA WRITE");
-	ixt_iser_xfer_release(ic, x);
-	ixt_tx_pdu_free(x->pdu);
-	x->pdu = NULL;
-	ixt_iser_slot_done(ic);
+	ixt_iser_wc_ok(cq->cq_context, wc, "RDMA transfer");
 }
 
 /* The last RDMA READ of a fetch is done: the data is in the lines. */
@@ -201,8 +229,7 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
 		w = &ic->ib_wr[i];
 		memset(w, 0, sizeof(*w));
 		w->wr.opcode = x->read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-		w->wr.send_flags = IB_SEND_SIGNALED;
-		w->wr.wr_cqe = &ic->credit_cqe;
+		w->wr.wr_cqe = &ic->unsig_cqe;
 		w->wr.sg_list = sge;
 		w->wr.num_sge = rw->nr_sge;
 		w->wr.next = i + 1 < n ? &ic->ib_wr[i + 1].wr : NULL;
@@ -216,15 +243,18 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
  * entry that keeps the transfer waiting (its fetch on rd_wait, its
  * Data-In PDU on tx_queue): it is unlinked before the last work request
  * is posted, whose completion may run at once on another CPU and reuse
- * or free it. Returns true once the last work request is posted, false
- * when the transfer waits for slots or the connection failed (the entry
- * then stays linked, for the teardown to free).
+ * or free it; a Data-In PDU is freed once posted (the command keeps its
+ * buffer, mapped, until its response has completed). Returns true once
+ * the last work request is posted, false when the transfer waits for
+ * slots or the connection failed (the entry then stays linked, for the
+ * teardown to free).
  */
 static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			       struct ixt_iser_xfer *x,
 			       struct list_head *queued)
 {
 	const struct ib_send_wr *bad;
+	struct ib_send_wr *end;
 	u32 n, max;
 	bool last;
 	int ret;
@@ -241,11 +271,19 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			return false;
 		ixt_iser_xfer_wrs(ic, x, n);
 		last = ixt_rd_done(&x->st);
-		if (last) {
-			ic->ib_wr[n - 1].wr.wr_cqe = &x->cqe;
-			list_del_init(queued);
-		}
+		end = &ic->ib_wr[n - 1].wr;
 		ic->sq_free -= n;
+		if (last && x->read) {
+			end->wr_cqe = &x->cqe;
+			ixt_iser_sq_signal(ic, end, n);
+		} else if (!last || !ic->sq_free) {
+			end->wr_cqe = &ic->credit_cqe;
+			ixt_iser_sq_signal(ic, end, n);
+		} else {
+			ic->sq_unsig += n;
+		}
+		if (last)
+			list_del_init(queued);
 		ret = ib_post_send(ic->qp, &ic->ib_wr[0].wr, &bad);
 		if (ret) {
 			pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
@@ -260,6 +298,10 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 		}
 		atomic64_add(n, x->read ? &ixt_iser_stats.rdma_reads :
 					  &ixt_iser_stats.rdma_writes);
+	}
+	if (!x->read) {
+		ixt_tx_pdu_free(x->pdu);
+		x->pdu = NULL;
 	}
 	return true;
 }
@@ -322,7 +364,7 @@ static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ixt_conn_tx_done(&ic->conn, pdu);
 	spin_lock_bh(&ic->tx_lock);
 	list_add(&tx->entry, &ic->tx_free);
-	ic->sq_free++;
+	ixt_iser_sq_credit(ic);
 	ixt_iser_tx_kick(ic);
 	spin_unlock_bh(&ic->tx_lock);
 }
@@ -381,7 +423,6 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	tx->wr.wr_cqe = &tx->cqe;
 	tx->wr.sg_list = tx->sge;
 	tx->wr.num_sge = tx->nr_sge;
-	tx->wr.send_flags = IB_SEND_SIGNALED;
 	rkey = ixt_iser_inv_rkey(ic, pdu);
 	if (rkey) {
 		tx->wr.opcode = IB_WR_SEND_WITH_INV;
@@ -394,6 +435,7 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	tx->pdu = pdu;
 	list_del_init(&pdu->entry);
 	ic->sq_free--;
+	ixt_iser_sq_signal(ic, &tx->wr, 1);
 	ret = ib_post_send(ic->qp, &tx->wr, &bad);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: posting a Send failed: %d\n",
@@ -463,7 +505,6 @@ static int ixt_iser_data_in(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	x->read = false;
 	x->rkey = icmd->read_stag;
 	x->pdu = pdu;
-	x->cqe.done = ixt_iser_in_done;
 	ret = ixt_iser_xfer_start(ic, x, pdu->bvec, pdu->nr_bvec,
 				  pdu->bvec_off, pdu->dlength,
 				  icmd->read_va + pdu->bvec_off);
@@ -570,6 +611,11 @@ int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 	u32 i;
 
 	ic->credit_cqe.done = ixt_iser_credit_done;
+	ic->unsig_cqe.done = ixt_iser_unsig_done;
+	ic->sq_credits = kcalloc(ic->send_depth, sizeof(*ic->sq_credits),
+				 GFP_KERNEL);
+	if (!ic->sq_credits)
+		return -ENOMEM;
 	ic->rd_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
 			     sizeof(*ic->rd_sge), GFP_KERNEL);
 	ic->ib_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
@@ -658,4 +704,5 @@ void ixt_iser_tx_free(struct ixt_iser_conn *ic)
 	}
 	kfree(ic->rd_sge);
 	kfree(ic->ib_sge);
+	kfree(ic->sq_credits);
 }
