@@ -291,12 +291,14 @@ static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
  * @xfers: transfers built (one per Data-In or fetch).
  * @sq_waits: times a transfer found the send queue full and waited for
  *	completions to continue.
+ * @send_invs: responses sent with Invalidate of the initiator's STag.
  */
 struct ixt_iser_stats {
 	atomic64_t rdma_writes;
 	atomic64_t rdma_reads;
 	atomic64_t xfers;
 	atomic64_t sq_waits;
+	atomic64_t send_invs;
 };
 
 /* iser_main.c */

@@ -53,6 +53,7 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "rdma_reads %lld\n", atomic64_read(&st->rdma_reads));
 	seq_printf(m, "xfers %lld\n", atomic64_read(&st->xfers));
 	seq_printf(m, "sq_waits %lld\n", atomic64_read(&st->sq_waits));
+	seq_printf(m, "send_invs %lld\n", atomic64_read(&st->send_invs));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);

@@ -371,7 +371,8 @@ static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * The STag a response invalidates: the one the initiator registered for
- * the command, when it takes Send with Invalidate.
+ * the command, when it takes Send with Invalidate. A bidirectional
+ * command has two, and a Send invalidates at most one: it gets neither.
  */
 static u32 ixt_iser_inv_rkey(struct ixt_iser_conn *ic,
 			     const struct ixt_tx_pdu *pdu)
@@ -382,11 +383,14 @@ static u32 ixt_iser_inv_rkey(struct ixt_iser_conn *ic,
 	    pdu->hdr.opcode != ISCSI_OP_SCSI_CMD_RSP)
 		return 0;
 	icmd = to_iser_cmd(pdu->cmd);
-	if (icmd->flags & ISER_RSV)
+	switch (icmd->flags & (ISER_RSV | ISER_WSV)) {
+	case ISER_RSV:
 		return icmd->read_stag;
-	if (icmd->flags & ISER_WSV)
+	case ISER_WSV:
 		return icmd->write_stag;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Sends a PDU; false when no descriptor is free (it then waits). */
@@ -427,6 +431,7 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	if (rkey) {
 		tx->wr.opcode = IB_WR_SEND_WITH_INV;
 		tx->wr.ex.invalidate_rkey = rkey;
+		atomic64_inc(&ixt_iser_stats.send_invs);
 	} else {
 		tx->wr.opcode = IB_WR_SEND;
 	}

@@ -7,7 +7,8 @@
 # writes (the iSER initiator reloaded with max_sectors=8192, above its
 # default 512 KiB), every block read back with its CRC32C right: Data-In
 # leaves as RDMA WRITEs from the cache lines, solicited Data-Out comes in
-# as RDMA READs straight into them. Then ext4 on the iblock LUN, checked
+# as RDMA READs straight into them, and each response invalidates the
+# initiator's STag (Send with Invalidate, counted in debugfs). Then ext4 on the iblock LUN, checked
 # with fsck and sha256 after a fresh login. Three more logins negotiate
 # other settings: ImmediateData=No with InitialR2T=Yes (every byte fetched
 # by RDMA READ), InitialR2T=No with FirstBurstLength 16 KiB (unsolicited
@@ -86,7 +87,7 @@ iser_stat() {
 	awk -v n="$1" '$1 == n { print $2 }' "$stats"
 }
 
-ixt_begin 52
+ixt_begin 53
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
 modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
@@ -104,7 +105,7 @@ ixt_check "the initiator logs in over iSER, both LUNs show up as disks" login ""
 ixt_check "the session runs over iSER" \
 	eval '[ "$(ixt_sid_transport "$(ixt_sid iser "$tgt")")" = iser ]'
 
-w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads)
+w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads) i0=$(iser_stat send_invs)
 declare -A cell_kib=([512]=1024 [4k]=4096 [64k]=8192 [1M]=8192 [4M]=8192)
 for lun in 0 1; do
 	for qd in 1 32; do
@@ -118,6 +119,10 @@ for lun in 0 1; do
 done
 ixt_check "the data moved by RDMA WRITEs and READs ($(($(iser_stat rdma_writes) - w0)) and $(($(iser_stat rdma_reads) - r0)))" \
 	eval '[ "$(iser_stat rdma_writes)" -gt "$w0" ] && [ "$(iser_stat rdma_reads)" -gt "$r0" ]'
+# ib_iser registers every buffer and takes Send with Invalidate; it drops
+# the connection on an invalidation of a STag that is not the command's.
+ixt_check "responses invalidated the initiator's STags ($(($(iser_stat send_invs) - i0)) Sends with Invalidate)" \
+	eval '[ "$(iser_stat send_invs)" -gt "$i0" ]'
 
 ixt_check "mkfs.ext4 on LUN 1" \
 	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { ixt_show_tail "$work/mkfs"; false; }'
