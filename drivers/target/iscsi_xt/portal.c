@@ -232,8 +232,9 @@ static int ixt_portal_listen_iser(struct ixt_portal *portal)
 	int ret;
 
 	lockdep_assert_held(&ixt_portal_mutex);
+	/* As LIO, whose transport lookup fails with -EINVAL. */
 	if (!lops || !try_module_get(lops->owner))
-		return -ENODEV;
+		return -EINVAL;
 	ret = lops->listen(portal, &portal->listener);
 	if (ret) {
 		module_put(lops->owner);
@@ -423,8 +424,9 @@ void ixt_portal_np_del(struct ixt_np *np)
  * Context: Process context; may load a module; takes ixt_portal_mutex.
  * Caller serialises the calls for one portal (the TPG's lock).
  * Return: 0, or the error of the module load or of the RDMA listener
- * (-ENODEV when the module is not there, -EADDRNOTAVAIL when no RDMA
- * device has the address, -EADDRINUSE, -ENOMEM).
+ * (-EINVAL when the module is not there, as in LIO, -ENODEV or
+ * -EADDRNOTAVAIL when no RDMA device has the address, -EADDRINUSE,
+ * -ENOMEM).
  */
 int ixt_portal_np_set_iser(struct ixt_np *np, struct ixt_tpg *tpg, bool on)
 {
