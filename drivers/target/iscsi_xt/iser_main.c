@@ -58,15 +58,22 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);
 
-/* Protects ixt_iser_devs and ixt_iser_listeners. */
+/*
+ * ixt_iser_mutex protects ixt_iser_devs and each listener's cm_id; the
+ * RDMA CM's handlers take it. ixt_iser_listen_mutex protects
+ * ixt_iser_listeners and serialises the making of listening cm_ids: it is
+ * held while the RDMA CM is called, and never taken by a handler, so no
+ * handler waits for a caller that waits for the handler's own cm_id.
+ */
 static DEFINE_MUTEX(ixt_iser_mutex);
+static DEFINE_MUTEX(ixt_iser_listen_mutex);
 static LIST_HEAD(ixt_iser_devs);
 static LIST_HEAD(ixt_iser_listeners);
 
 /**
  * struct ixt_iser_listener - the RDMA CM listener of a portal
  * @ctx: %IXT_ISER_CTX_LISTENER; what @cm_id's context points at.
- * @entry: in ixt_iser_listeners, under ixt_iser_mutex.
+ * @entry: in ixt_iser_listeners, under ixt_iser_listen_mutex.
  * @portal: the core's portal; it outlives the listener.
  * @cm_id: the listening cm_id; %NULL after its device went, until a
  *	device comes that takes the address again. Under ixt_iser_mutex.
@@ -219,15 +226,18 @@ static int ixt_iser_listen(struct ixt_portal *portal, void **priv)
 		return -ENOMEM;
 	l->ctx = IXT_ISER_CTX_LISTENER;
 	l->portal = portal;
+	mutex_lock(&ixt_iser_listen_mutex);
 	id = ixt_iser_listen_id(l);
 	if (IS_ERR(id)) {
+		mutex_unlock(&ixt_iser_listen_mutex);
 		kfree(l);
 		return PTR_ERR(id);
 	}
 	mutex_lock(&ixt_iser_mutex);
 	l->cm_id = id;
-	list_add_tail(&l->entry, &ixt_iser_listeners);
 	mutex_unlock(&ixt_iser_mutex);
+	list_add_tail(&l->entry, &ixt_iser_listeners);
+	mutex_unlock(&ixt_iser_listen_mutex);
 	*priv = l;
 	return 0;
 }
@@ -237,11 +247,13 @@ static void ixt_iser_unlisten(struct ixt_portal *portal, void *priv)
 	struct ixt_iser_listener *l = priv;
 	struct rdma_cm_id *id;
 
-	mutex_lock(&ixt_iser_mutex);
+	mutex_lock(&ixt_iser_listen_mutex);
 	list_del(&l->entry);
+	mutex_lock(&ixt_iser_mutex);
 	id = l->cm_id;
 	l->cm_id = NULL;
 	mutex_unlock(&ixt_iser_mutex);
+	mutex_unlock(&ixt_iser_listen_mutex);
 	/* Waits for a connection request being handled. */
 	if (id)
 		rdma_destroy_id(id);
@@ -259,19 +271,25 @@ static int ixt_iser_add_one(struct ib_device *ibdev)
 {
 	struct ixt_iser_listener *l;
 	struct rdma_cm_id *id;
+	bool idle;
 
-	mutex_lock(&ixt_iser_mutex);
+	mutex_lock(&ixt_iser_listen_mutex);
 	list_for_each_entry(l, &ixt_iser_listeners, entry) {
-		if (l->cm_id)
+		mutex_lock(&ixt_iser_mutex);
+		idle = !l->cm_id;
+		mutex_unlock(&ixt_iser_mutex);
+		if (!idle)
 			continue;
 		id = ixt_iser_listen_id(l);
 		if (IS_ERR(id))
 			continue;
+		mutex_lock(&ixt_iser_mutex);
 		l->cm_id = id;
+		mutex_unlock(&ixt_iser_mutex);
 		pr_info("listening on %pISpc again (iSER)\n",
 			ixt_portal_addr(l->portal));
 	}
-	mutex_unlock(&ixt_iser_mutex);
+	mutex_unlock(&ixt_iser_listen_mutex);
 	return 0;
 }
 
