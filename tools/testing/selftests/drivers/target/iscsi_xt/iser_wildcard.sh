@@ -53,7 +53,7 @@ a6=$IXT_ADDR6_T
 port6=3260
 [ "$IXT_TARGET" = lio ] && port6=3261
 any4=0.0.0.0:3260
-any6=[::]:$port6
+any6="[::]:$port6"
 p4=$a4:3260
 p6=[$a6]:$port6
 tcp_only=$a4:3263
