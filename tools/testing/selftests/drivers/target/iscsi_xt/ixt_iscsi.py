@@ -234,6 +234,11 @@ class Connection:
     def __init__(self, host, port=3260, timeout=10.0, initiator=None):
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.init_session(timeout, initiator)
+
+    def init_session(self, timeout, initiator):
+        """The session's counters and settings, before the login; a
+        subclass over another transport calls it from its __init__."""
         self.timeout = timeout
         self.initiator = initiator or 'iqn.2026-11.org.example:ixt-raw'
         self.isid = 0x800000000000 | os.getpid() & 0xffffff
@@ -301,12 +306,17 @@ class Connection:
         end = time.monotonic() + timeout
         while True:
             left = end - time.monotonic()
-            if not select.select([self.sock], [], [], max(left, 0))[0]:
+            if not self._readable(max(left, 0)):
                 return None
             pdu = self._recv_pdu(None)
             expect(pdu is not None, 'connection closed')
             if not self._ping(pdu):
                 return pdu
+
+    def _readable(self, timeout):
+        """Whether a PDU (or the end of the connection) comes within
+        @timeout seconds."""
+        return bool(select.select([self.sock], [], [], timeout)[0])
 
     def _ping(self, pdu):
         """Answers @pdu if it is a NOP-In ping; returns whether it was."""
@@ -334,7 +344,10 @@ class Connection:
             if self.ddigest:
                 expect(self._recv_exact(4) == digest(padded), 'bad data digest')
             data = padded[:dlength]
-        pdu = Pdu(hdr, data)
+        return self._account(Pdu(hdr, data))
+
+    def _account(self, pdu):
+        """Takes ExpStatSN and MaxCmdSN from a PDU received; returns it."""
         carries_status = pdu.op not in (OP_R2T, OP_DATA_IN) or pdu.flags & F_STATUS
         if carries_status and not (pdu.op == OP_NOP_IN and pdu.itt == RESERVED_TAG):
             self.expstatsn = (pdu.statsn + 1) & 0xffffffff
