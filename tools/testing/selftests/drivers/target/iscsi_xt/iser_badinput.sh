@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What ib_iser never sends, sent by the raw iSER initiator ixt_iser_raw.py
+# (rdma-core's pyverbs, an RC QP through the RDMA CM on soft-RoCE rxe0),
+# each case asserting the target's answer (RFC 7145, RFC 7143) and the
+# rate-limited kernel log line that says why:
+# - connection requests without the iSER CM header, or whose header lacks
+#   ZBVA_NOT_SUP, are rejected (RDMA_CM_EVENT_REJECTED);
+# - a login, NOP and logout, 64 KiB written (RDMA READs) and read back
+#   (RDMA WRITEs) work: the client is sound;
+# - messages of 10 and 60 bytes (shorter than the iSER header and BHS),
+#   iSER flags other than iSCSI control (Hello, 0x00), a BHS announcing
+#   more data or AHS than the Send carried: the connection is closed;
+# - writes whose solicited data the target's RDMA READ cannot reach (a
+#   wrong STag, a VA 4 KiB before the end of the buffer, an expected
+#   length over the buffer its STag names): remote access error, closed,
+#   the blocks (a pattern written and read back over iSER first) and
+#   their neighbours unchanged;
+# - immediate data over FirstBurstLength: Reject 0x04, the session goes
+#   on; an unsolicited Data-Out past FirstBurstLength: Reject 0x04,
+#   closed; both leave the LUN unchanged;
+# - immediate data of 1000 bytes of a 1024-byte write (the rest fetched),
+#   and 4000 immediate, 96 unsolicited and 4096 fetched bytes of 8 KiB:
+#   written and read back equal;
+# - MaxOutstandingUnexpectedPDUs=4 and 64 immediate NOP-Outs back to back:
+#   all answered, in order; 128 NOP-Outs and READs past MaxCmdSN: dropped
+#   silently, the session goes on; NOP-Out ping data of up to 8192 bytes
+#   echoed;
+# - ABORT TASK of a 4 MiB write while its RDMA READs are in flight (the
+#   descriptor builder at 1 SGE and 4 KiB per work request, a send queue
+#   of 4): Function complete, or Task does not exist after the write's
+#   response;
+# - a login with RDMAExtensions=No: Login Response 0x0200, closed; one
+#   without the key: the target offers RDMAExtensions=Yes and holds the
+#   transition to full feature phase until it is answered; digests
+#   offered: "None" for CRC32C,None, "Reject" for CRC32C, no digest used.
+# Each connection the target closed took its session along. Then the
+# cases that close a connection or flood it, and the abort, once more,
+# must leave no object of the target's modules behind (with
+# slub_debug=U), every cache line is back in the pool, the RDMA
+# resources of iscsi_xt_iser are back to what they were, open-iscsi
+# still logs in over iSER and reads the LUN, and the modules unload.
+
+. "$(dirname "$0")/lib.sh"
+
+py=/usr/bin/python3
+
+ixt_require_root
+ixt_require_cmd dd
+if ! "$py" -c 'import pyverbs.cmid' 2>/dev/null; then
+	ixt_skip_all "needs rdma-core's pyverbs for $py (python3-pyverbs)"
+fi
+ixt_require_initiator
+ixt_require_iser
+[ "$IXT_TARGET" = xt ] ||
+	ixt_skip_all "iser_badinput.sh reads iscsi_xt's own state (the pool)"
+for m in ib_uverbs rdma_ucm; do
+	modprobe -q $m || ixt_skip_all "needs $m (RDMA from user space)"
+done
+
+tgt=iqn.2026-11.org.example.iserbad:rd
+portal=$IXT_ADDR4_T:3260
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+hba=$IXT_CFS/core/rd_mcp_82
+rd=$hba/ixt_iser_bad
+iser_params=/sys/module/iscsi_xt_iser/parameters
+owners=(iscsi_xt iscsi_xt_iser target_core_mod)
+ixt_work
+
+cases_cm=(cm_no_header cm_zbva)
+cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
+cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer)
+cases_unsol=(imm_over_fbl unsol_over_fbl imm_unaligned)
+cases_ffp=(nop_data nop_flood cmdsn_flood)
+cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
+cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"
+	"${cases_unsol[@]}" "${cases_ffp[@]}" "${cases_login[@]}")
+# The second round: the cases that end a connection in the middle of
+# something, or flood it.
+cases_again=(msg_10_bytes msg_not_ctrl msg_short_data write_bad_stag
+	write_edtl_over_buffer unsol_over_fbl imm_over_fbl nop_flood cmdsn_flood
+	login_rdma_ext_no)
+
+# small_builder on|off: the descriptor builder at its smallest, so that
+# a 4 MiB write takes a thousand RDMA READs, posted four at a time; or
+# back to the defaults. Taken by the connections that come after.
+small_builder() {
+	local sge=0 len=0 depth=256
+
+	[ "$1" = on ] && sge=1 len=4096 depth=4
+	echo $sge >"$iser_params/dbg_max_sge" &&
+		echo $len >"$iser_params/dbg_max_wr_len" &&
+		echo $depth >"$iser_params/send_depth"
+}
+
+cleanup() {
+	small_builder off
+	ixt_iser_logout "$tgt" "$portal"
+	ixt_node iser "$tgt" "$portal" -o delete
+	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
+	ixt_target_unload
+	ixt_work_rm
+} 2>/dev/null
+trap cleanup EXIT
+
+# raw ARGS...: run ixt_iser_raw.py against the TPG; its lines in $raw_out.
+raw() {
+	raw_out=$(timeout 600 "$py" "$ixt_libdir/ixt_iser_raw.py" \
+		--target "$tgt" --host "$IXT_ADDR4_T" "$@" 2>&1)
+}
+
+# raw_print REGEX: the lines of $raw_out that REGEX does not match, as
+# KTAP messages.
+raw_print() {
+	local line
+
+	grep -vE "$1" <<<"$raw_out" | while read -r line; do
+		[ -n "$line" ] && ktap_print_msg "$line"
+	done
+}
+
+# run_cases CASE...: one subtest each, from its line, all in one
+# ixt_iser_raw.py (a Python start-up costs seconds under TCG).
+run_cases() {
+	local c line
+
+	raw "$@"
+	raw_print '^(ok|FAIL) [a-z0-9_]+: '	# a traceback, say
+	for c in "$@"; do
+		line=$(grep -m1 -E "^(ok|FAIL) $c: " <<<"$raw_out")
+		ktap_print_msg "${line:-$c: no result}"
+		if [ "${line%% *}" = ok ]; then
+			ktap_test_pass "$c"
+		else
+			ktap_test_fail "$c"
+		fi
+	done
+}
+
+# again: the second round, its failures shown.
+again() {
+	local rc=0
+
+	{ raw "${cases_again[@]}" && small_builder on &&
+		raw abort_large_write; } || rc=1
+	small_builder off
+	[ $rc -eq 0 ] || raw_print '^ok '
+	return $rc
+}
+
+# The RDMA resources iscsi_xt_iser holds, by kind: "pd N cq N ...".
+xt_res() {
+	local k
+
+	for k in pd cq qp cm_id mr; do
+		echo "$k $(rdma res show "$k" 2>/dev/null | grep -cF '[iscsi_xt_iser]')"
+	done | paste -sd ' '
+}
+
+res_same() {
+	[ "$(xt_res)" = "$res0" ]
+}
+
+# no_session: the TPG lists no session.
+no_session() {
+	[ -z "$(tr -d '\n' <"$tpg/dynamic_sessions")" ]
+}
+
+# logged KLOG-REGEX...: each extended regular expression matches a kernel
+# log line since the start.
+logged() {
+	local re
+
+	for re in "$@"; do
+		ixt_klog_since_mark | grep -qE "$re" && continue
+		ktap_print_msg "no kernel log line matches: $re"
+		return 1
+	done
+}
+
+# owned_back: no more objects of the target's modules in use than before
+# the second round; some go only after an RCU grace period or a work item
+# of the target core: up to 10 s.
+owned_back() {
+	local grown i
+
+	for ((i = 0; i < 10; i++)); do
+		ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.after"
+		grown=$(ixt_owned_growth "$IXT_WORK/owned.before" "$IXT_WORK/owned.after" 1) &&
+			break
+		sleep 1
+	done
+	ktap_print_msg "objects of ${owners[*]} in use:" \
+		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.before") before," \
+		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.after") after"
+	[ -z "$grown" ] && return 0
+	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
+	return 1
+}
+
+# open_iscsi_reads: open-iscsi logs in over iSER and reads the whole LUN.
+open_iscsi_reads() {
+	local d
+
+	ixt_iser_login "$tgt" "$portal" && d=$(ixt_target_disk "$tgt" 0) &&
+		dd if="$d" of=/dev/null bs=1M iflag=direct 2>/dev/null &&
+		ixt_iser_logout "$tgt" "$portal"
+}
+
+ixt_begin $((${#cases[@]} + 1 + 9 + 7))
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
+{
+	mkdir -p "$rd" && echo rd_pages=8192 >"$rd/control" &&
+		echo 1 >"$rd/enable" &&
+		mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+		mkdir "$tpg/np/$portal" && echo 1 >"$tpg/np/$portal/iser" &&
+		echo 0 >"$tpg/attrib/authentication" &&
+		echo 1 >"$tpg/attrib/generate_node_acls" &&
+		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
+		echo No >"$tpg/param/InitialR2T" &&
+		echo 1 >"$tpg/enable"
+} || ktap_exit_fail_msg "cannot configure the target"
+# The listener's cm_id, and nothing else.
+res0=$(xt_res)
+
+t0=$SECONDS
+run_cases "${cases[@]}"
+ktap_print_msg "the cases took $((SECONDS - t0)) s"
+
+small_builder on
+run_cases abort_large_write
+small_builder off
+
+ixt_check "no session is left: every connection the target closed took its session along" \
+	eval 'ixt_wait 10 no_session || { ktap_print_msg "dynamic_sessions: $(tr "\n" " " <"$tpg/dynamic_sessions")"; false; }'
+ixt_check "logged: RDMA connection request rejected (no header, zero-based addresses)" \
+	logged "RDMA connection request rejected: (no iSER CM header|initiator wants zero-based addresses)"
+ixt_check "logged: messages shorter than the iSER header and BHS (10 and 60 bytes)" \
+	logged ": 10-byte message, shorter than" ": 60-byte message, shorter than"
+ixt_check "logged: iSER messages 0x20 and 0x00 not supported" \
+	logged "iSER message 0x20 not supported" "iSER message 0x00 not supported"
+ixt_check "logged: more AHS and data announced than received" \
+	logged "opcode 0x00: 4096 bytes of AHS and data announced, 100 received" \
+	"opcode 0x00: 32 bytes of AHS and data announced, 0 received"
+ixt_check "logged: the RDMA READs failed with a remote access error" \
+	logged "(RDMA READ|RDMA transfer) failed: remote access error"
+ixt_check "logged: the Rejects of unsolicited data over FirstBurstLength" \
+	logged "rejecting opcode 0x01, reason 0x04" "rejecting opcode 0x05, reason 0x04"
+ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \
+	logged "CmdSN 0x[0-9a-f]+ outside 0x[0-9a-f]+\.\.0x[0-9a-f]+, dropped"
+ixt_check "logged: ABORT TASK (task management function 1)" \
+	logged "task management function 1 on LUN 0"
+
+sleep 2
+ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.before"
+tracked=$?
+t0=$SECONDS
+ixt_check "the cases that close or flood once more, and the abort" again
+ktap_print_msg "the second round took $((SECONDS - t0)) s"
+if [ "$tracked" -ne 0 ]; then
+	ktap_test_skip "no object of ${owners[*]} left behind (needs slub_debug=U and debugfs)"
+else
+	ixt_check "no object of ${owners[*]} left behind by the second round" \
+		owned_back
+fi
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
+ixt_check "iscsi_xt_iser holds the RDMA resources it held before the first case ($res0)" \
+	eval 'ixt_wait 10 res_same || { ktap_print_msg "now: $(xt_res)"; false; }'
+ixt_check "open-iscsi still logs in over iSER and reads the whole LUN" \
+	open_iscsi_reads
+ixt_node iser "$tgt" "$portal" -o delete
+ixt_check "the configuration is cleared" ixt_cfs_clear
+ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
+ixt_finish

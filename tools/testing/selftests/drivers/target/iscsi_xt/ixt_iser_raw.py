@@ -1,0 +1,807 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Raw iSER initiator for the iscsi_xt kselftests (rdma-core's pyverbs).
+
+It connects through the RDMA CM with or without the iSER CM header, sends
+iSER messages (the iSER header, a BHS built by ixt_iscsi.py, data) as RDMA
+Sends -- short, with unknown iSER flags, announcing more than they carry
+-- and exposes its write and read buffers by STag and address, right or
+wrong, and checks the target's answer (RFC 7145, RFC 7143):
+
+    ixt_iser_raw.py --target IQN [--host ADDR] [--repeat N] CASE...
+
+runs the named cases (see --list) and prints one line per case; the exit
+status is 0 when the target answered every case as expected. Needs
+python3-pyverbs (/usr/bin/python3) and the RDMA device the target's
+portal listens on (soft-RoCE rxe0 in the VM).
+"""
+
+import argparse
+import os
+import select
+import signal
+import struct
+import sys
+import time
+
+import pyverbs.cm_enums as ce
+import pyverbs.enums as e
+from pyverbs.cmid import CMID, AddrInfo, CMEvent, CMEventChannel, ConnParam
+from pyverbs.cq import CQ
+from pyverbs.mr import MR
+from pyverbs.pyverbs_error import PyverbsError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+from ixt_iscsi import (
+    BLOCK, F_FINAL, F_READ, F_WRITE, FFP, LOGIN_T, OPER, RESERVED_TAG, SEC,
+    LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT, OP_SCSI_RSP, OP_TMF_RSP,
+    DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
+    expect, login_flags, nop_out, op_keys, scsi_cmd, tmf_req)
+
+# The iSER CM header (include/scsi/iser.h, RFC 7145).
+ISER_ZBVA_NOT_SUP, ISER_SEND_W_INV_NOT_SUP = 0x80, 0x40
+# The iSER header: flags, 3 reserved, write STag and VA, read STag and VA.
+ISCSI_CTRL, ISER_HELLO, ISER_WSV, ISER_RSV = 0x10, 0x20, 0x08, 0x04
+ISER_HDR = struct.Struct('>B3xIQIQ')
+HDRS = ISER_HDR.size + 48
+
+# What the initiator declares: its receive buffers hold that much data.
+RECV_DSL = 8192
+SLOT = 16384            # one receive or send buffer: headers, AHS, data
+NR_RECV = 64
+NR_SEND = 128
+DATA_BUF = 4 << 20      # the write and read buffer
+
+# Keys of an iSER login (RFC 7145): no MaxRecvDataSegmentLength.
+ISER_KEYS = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
+                    TargetRecvDataSegmentLength=str(RECV_DSL),
+                    InitiatorRecvDataSegmentLength=str(RECV_DSL))
+
+# Where on the LUN (512-byte blocks) the writes go.
+RW_LBA = 16
+BAD_LBA = 1024          # writes that fail, BAD_BLOCKS long, GUARD either side
+BAD_BLOCKS = 128
+GUARD = 16
+ABORT_LBA = 8192        # 4 MiB
+
+ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ |
+          e.IBV_ACCESS_REMOTE_WRITE)
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def rdma_cm_fds():
+    """The descriptors of this process open on /dev/infiniband/rdma_cm."""
+    fds = set()
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if os.readlink(f'/proc/self/fd/{fd}').endswith('/rdma_cm'):
+                fds.add(int(fd))
+        except OSError:
+            pass
+    return fds
+
+
+class Rejected(Exception):
+    """The connection request was answered by an RDMA CM event other than
+    the connect response."""
+
+
+class IserConnection(Connection):
+    """One iSER connection (RC QP through the RDMA CM), with the session's
+    counters of ixt_iscsi.Connection, whose login, NOP, logout and PDU
+    checks it reuses: only sending and receiving differ."""
+
+    def __init__(self, host, port=3260, timeout=10.0, initiator=None,
+                 cm_hdr=bytes([ISER_ZBVA_NOT_SUP | ISER_SEND_W_INV_NOT_SUP,
+                               0, 0, 0])):
+        self.init_session(timeout, initiator)
+        self.closed = False
+        self.qp = self.cq = self.pd = self.cmid = None
+        self.mrs = []
+        self.rx = []            # (buffer, length) of messages received
+        self.send_free = list(range(NR_SEND))
+        self.send_errors = []
+        before = rdma_cm_fds()
+        self.channel = CMEventChannel()
+        new = rdma_cm_fds() - before
+        self.cm_fd = new.pop() if len(new) == 1 else None
+        try:
+            self._connect(host, port, cm_hdr)
+        except BaseException:
+            self.close()
+            raise
+
+    def _event(self, timeout):
+        """The next RDMA CM event (type, string), or None after @timeout."""
+        if self.cm_fd is not None:
+            if not select.select([self.cm_fd], [], [], timeout)[0]:
+                return None
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout if self.cm_fd is None else 5)
+        try:
+            ev = CMEvent(self.channel)
+        except (Timeout, PyverbsError):
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        got = ev.event_type, ev.event_str()
+        ev.ack_cm_event()
+        return got
+
+    def _wait_event(self, want, timeout=10):
+        got = self._event(timeout)
+        if got is None:
+            raise Fail(f'no RDMA CM event within {timeout} s, expected {want}')
+        if got[0] != want:
+            raise Rejected(got[1])
+
+    def _connect(self, host, port, cm_hdr):
+        self.cmid = CMID(creator=self.channel, port_space=ce.RDMA_PS_TCP)
+        ai = AddrInfo(dst=host, dst_service=str(port),
+                      port_space=ce.RDMA_PS_TCP)
+        self.cmid.resolve_addr(ai)
+        self._wait_event(ce.RDMA_CM_EVENT_ADDR_RESOLVED)
+        self.cmid.resolve_route()
+        self._wait_event(ce.RDMA_CM_EVENT_ROUTE_RESOLVED)
+        self.pd = self.cmid.pd
+        self.cq = CQ(self.cmid.context, 2 * (NR_SEND + NR_RECV), None, None, 0)
+        cap = QPCap(max_send_wr=NR_SEND, max_recv_wr=NR_RECV,
+                    max_send_sge=1, max_recv_sge=1)
+        self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
+                                         rcq=self.cq, cap=cap), QPAttr())
+        self.recv_mr = self._mr(NR_RECV * SLOT)
+        self.send_mr = self._mr(NR_SEND * SLOT)
+        self.data_mr = self._mr(DATA_BUF)
+        param = ConnParam(resources=16, depth=16, flow_control=1, retry=7,
+                          rnr_retry=7, qp_num=self.qp.qp_num,
+                          data_len=len(cm_hdr or b''))
+        if cm_hdr is not None:
+            param.set_private_data(cm_hdr)
+        self.cmid.connect(param)
+        self._wait_event(ce.RDMA_CM_EVENT_CONNECT_RESPONSE)
+        for state in (e.IBV_QPS_INIT, e.IBV_QPS_RTR, e.IBV_QPS_RTS):
+            attr, mask = self.cmid.init_qp_attr(state)
+            self.qp.modify(attr, mask)
+        for i in range(NR_RECV):
+            self._post_recv(i)
+        self.cmid.establish()
+
+    def _mr(self, length, access=ACCESS):
+        mr = MR(self.pd, length, access)
+        self.mrs.append(mr)
+        return mr
+
+    def close(self):
+        if self.cmid is not None and not self.closed and self.qp is not None:
+            try:
+                self.cmid.disconnect()
+                self._event(1)
+            except PyverbsError:
+                pass
+        self.closed = True
+        for obj in [self.qp] + self.mrs[::-1] + [self.cq, self.cmid,
+                                                  self.channel]:
+            if obj is not None:
+                obj.close()
+        self.qp = self.cq = self.cmid = self.channel = None
+        self.mrs = []
+
+    def _post_recv(self, i):
+        sge = SGE(self.recv_mr.buf + i * SLOT, SLOT, self.recv_mr.lkey)
+        self.qp.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[sge]))
+
+    # Completions.
+    def _poll(self):
+        """Takes what the CQ holds; returns whether it held anything."""
+        n, wcs = self.cq.poll(32)
+        for wc in wcs[:n]:
+            if wc.wr_id < NR_RECV:
+                if wc.status == e.IBV_WC_SUCCESS:
+                    self.rx.append((wc.wr_id, wc.byte_len))
+                else:
+                    self.closed = True
+            else:
+                self.send_free.append(wc.wr_id - NR_RECV)
+                if wc.status != e.IBV_WC_SUCCESS:
+                    self.send_errors.append(wc.status)
+                    self.closed = True
+        return n > 0
+
+    def _pump(self, timeout):
+        """Polls the CQ and the RDMA CM until a message is received, the
+        connection ends, or @timeout seconds pass."""
+        end = time.monotonic() + timeout
+        while not self.rx:
+            if self._poll():
+                continue
+            if self.closed:
+                return
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            got = self._event(min(left, 0.005)) if self.cm_fd is not None \
+                else time.sleep(min(left, 0.005))
+            if got:
+                # Disconnected (or failed): what was sent before is in the CQ.
+                time.sleep(0.05)
+                self._poll()
+                self.closed = True
+
+    def _readable(self, timeout):
+        self._pump(timeout)
+        return bool(self.rx) or self.closed
+
+    def _recv_pdu(self, timeout):
+        self._pump(timeout or self.timeout)
+        if not self.rx:
+            if self.closed:
+                return None
+            raise Fail('no answer from the target')
+        slot, n = self.rx.pop(0)
+        msg = self.recv_mr.read(n, slot * SLOT)
+        self._post_recv(slot)
+        expect(n >= HDRS, f'a {n}-byte message')
+        expect(msg[0] & 0xf0 == ISCSI_CTRL, f'iSER flags 0x{msg[0]:02x}')
+        hdr = msg[ISER_HDR.size:HDRS]
+        ahs = hdr[4] * 4
+        dlength = int.from_bytes(hdr[5:8], 'big')
+        expect(HDRS + ahs + dlength <= n,
+               f'{n}-byte message announcing {ahs} + {dlength} bytes')
+        return self._account(Pdu(hdr, msg[HDRS + ahs:HDRS + ahs + dlength]))
+
+    # Sending.
+    def send(self, raw):
+        """One RDMA Send of @raw, as it is."""
+        while not self.send_free:
+            self._poll()
+            expect(not self.closed, 'connection closed')
+        slot = self.send_free.pop(0)
+        self.send_mr.write(raw, len(raw), slot * SLOT)
+        sge = SGE(self.send_mr.buf + slot * SLOT, len(raw), self.send_mr.lkey)
+        self.qp.post_send(SendWR(wr_id=NR_RECV + slot, opcode=e.IBV_WR_SEND,
+                                 num_sge=1, sg=[sge],
+                                 send_flags=e.IBV_SEND_SIGNALED))
+
+    def send_pdu(self, hdr, data=b'', dlength=None, corrupt='', ctrl=None):
+        """Send the iSER header @ctrl (by default ISCSI_CTRL, no STags),
+        the BHS with DataSegmentLength (or @dlength) and the data; no
+        padding, no digest (RFC 7145). Returns the BHS."""
+        h = bytearray(hdr)
+        h[5:8] = (len(data) if dlength is None else dlength).to_bytes(3, 'big')
+        if ctrl is None:
+            ctrl = ctrl_hdr()
+        self.send(ctrl + bytes(h) + data)
+        return bytes(h)
+
+    # Login and SCSI.
+    def login(self, target, op_keys=None, extra=None, tsih=0, cid=0):
+        got = super().login(target, ISER_KEYS if op_keys is None else op_keys,
+                            extra, tsih, cid)
+        self.target_mrdsl = int(self.neg.get('TargetRecvDataSegmentLength',
+                                             RECV_DSL))
+        return got
+
+    def read(self, lba, blocks, pdus=None, lun=0):
+        """READ(10) into the data buffer (RDMA WRITEs of the target):
+        returns (status, data)."""
+        n = blocks * BLOCK
+        self.data_mr.write(b'\xee' * n, n, 0)
+        itt = self.next_itt()
+        self.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, n, self.take_cmdsn(),
+                               self.expstatsn, cdb10(0x28, lba, blocks),
+                               lun=lun),
+                      ctrl=ctrl_hdr(rstag=self.data_mr.rkey,
+                                    rva=self.data_mr.buf))
+        rsp = self.recv_expect(OP_SCSI_RSP, itt)
+        return rsp.scsi_status, self.data_mr.read(n, 0)
+
+    def send_write(self, lba, data, imm=0, unsol=False, stag=None, va=None,
+                   edtl=None, final=None):
+        """WRITE(10) of @data at @lba from the data buffer: its first @imm
+        bytes immediate, with @unsol (InitialR2T=No) unsolicited Data-Outs
+        up to FirstBurstLength, the rest for the target to fetch by RDMA
+        READ at @stag and @va (by default the data buffer's, at the first
+        solicited byte). Returns the ITT."""
+        self.data_mr.write(data, len(data), 0)
+        edtl = len(data) if edtl is None else edtl
+        first = imm
+        if unsol:
+            first = min(int(self.neg['FirstBurstLength']), edtl)
+        itt = self.next_itt()
+        ctrl = ctrl_hdr()
+        if first < edtl:
+            ctrl = ctrl_hdr(self.data_mr.rkey if stag is None else stag,
+                            self.data_mr.buf + first if va is None else va)
+        self.send_pdu(scsi_cmd(F_WRITE | (0 if unsol else F_FINAL), itt, edtl,
+                               self.take_cmdsn(), self.expstatsn,
+                               cdb10(0x2a, lba, edtl // BLOCK)),
+                      data[:imm], ctrl=ctrl)
+        if unsol:
+            self.send_sequence(itt, RESERVED_TAG, data, imm, first)
+        return itt
+
+    def write(self, lba, data, imm=0, unsol=False):
+        itt = self.send_write(lba, data, imm, unsol)
+        return self.recv_expect(OP_SCSI_RSP, itt)
+
+
+def ctrl_hdr(wstag=None, wva=0, rstag=None, rva=0, flags=ISCSI_CTRL):
+    """An iSER header: ISCSI_CTRL, WSV and RSV with the STags given."""
+    if wstag is not None:
+        flags |= ISER_WSV
+    if rstag is not None:
+        flags |= ISER_RSV
+    return ISER_HDR.pack(flags, wstag or 0, wva, rstag or 0, rva)
+
+
+# The cases: each raises Fail, or returns what it saw for the log line.
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__[len('case_'):]] = fn
+    return fn
+
+
+def connect(ctx, **kw):
+    return IserConnection(ctx.host, ctx.port, initiator=ctx.initiator, **kw)
+
+
+def logged_in(ctx, keys=None, **want):
+    conn = connect(ctx)
+    conn.login(ctx.target, keys)
+    for k, v in want.items():
+        expect(conn.neg.get(k) == v,
+               f'{k} negotiated to {conn.neg.get(k)}, not {v}: the TPG does not allow it')
+    return conn
+
+
+def good(rsp, what='the write'):
+    expect(rsp.response == 0 and rsp.scsi_status == 0,
+           f'{what}: {rsp}, sense {rsp.sense.hex()}')
+
+
+def read_back(conn, lba, data, what='the data read'):
+    status, back = conn.read(lba, len(data) // BLOCK)
+    expect(status == 0, f'read status 0x{status:02x}')
+    if back != data:
+        bad = [i for i in range(0, len(data), BLOCK)
+               if back[i:i + BLOCK] != data[i:i + BLOCK]]
+        raise Fail(f'{what} differs in {len(bad)} of {len(data) // BLOCK} '
+                   f'blocks, the first at LBA {lba + bad[0] // BLOCK}')
+
+
+def lun_unchanged(ctx, body, lba=BAD_LBA, blocks=BAD_BLOCKS):
+    """Runs body(), a write to @blocks blocks at @lba that must not land:
+    fills them and GUARD blocks either side with a fresh pattern over iSER
+    first (RDMA READs), reads them back on a new session after (RDMA
+    WRITEs). Returns body()'s result."""
+    first, n = lba - GUARD, blocks + 2 * GUARD
+    pattern = os.urandom(n * BLOCK)
+    conn = logged_in(ctx)
+    good(conn.write(first, pattern), 'writing the pattern')
+    read_back(conn, first, pattern, 'the pattern')
+    conn.logout()
+    seen = body()
+    conn = logged_in(ctx)
+    read_back(conn, first, pattern, 'afterwards, the LUN')
+    conn.logout()
+    return f'{seen}, the LUN unchanged'
+
+
+def closed(conn, what):
+    conn.expect_closed()
+    conn.close()
+    return f'{what}: connection closed'
+
+
+def refused(ctx, cm_hdr, what):
+    try:
+        conn = connect(ctx, cm_hdr=cm_hdr)
+    except Rejected as err:
+        expect(str(err) == 'RDMA_CM_EVENT_REJECTED',
+               f'{what}: {err}, expected RDMA_CM_EVENT_REJECTED')
+        return f'{what}: RDMA_CM_EVENT_REJECTED'
+    conn.close()
+    raise Fail(f'{what}: the connection was accepted')
+
+
+@case
+def case_cm_no_header(ctx):
+    """A connection request without private data: rejected."""
+    return refused(ctx, None, 'no iSER CM header')
+
+
+@case
+def case_cm_zbva(ctx):
+    """A connection request whose iSER CM header lacks ZBVA_NOT_SUP (the
+    initiator would use zero-based addresses): rejected."""
+    return refused(ctx, bytes([ISER_SEND_W_INV_NOT_SUP, 0, 0, 0]),
+                   'iSER CM header without ZBVA_NOT_SUP')
+
+
+@case
+def case_login_logout(ctx):
+    """A whole login over iSER, a NOP exchange, a Logout."""
+    conn = logged_in(ctx)
+    conn.nop(b'ping')
+    conn.logout()
+    return f'TSIH {conn.tsih}, NOP answered, logged out'
+
+
+def bad_message(ctx, build, what):
+    conn = logged_in(ctx)
+    conn.nop()
+    conn.send(build(conn))
+    return closed(conn, what)
+
+
+@case
+def case_msg_10_bytes(ctx):
+    """A 10-byte message, shorter than the iSER header: closed."""
+    return bad_message(ctx, lambda c: ctrl_hdr()[:10], '10 bytes')
+
+
+@case
+def case_msg_60_bytes(ctx):
+    """A 60-byte message: the iSER header and 32 bytes of BHS: closed."""
+    return bad_message(ctx, lambda c: (ctrl_hdr() + nop_out(
+        c.next_itt(), c.cmdsn, c.expstatsn))[:60], '60 bytes')
+
+
+@case
+def case_msg_not_ctrl(ctx):
+    """An iSER Hello (flags 0x20) in full feature phase, and flags 0x00:
+    closed."""
+    seen = []
+    for flags in (ISER_HELLO, 0):
+        seen.append(bad_message(ctx, lambda c: ctrl_hdr(flags=flags) + nop_out(
+            c.next_itt(), c.cmdsn, c.expstatsn), f'iSER flags 0x{flags:02x}'))
+    return '; '.join(seen)
+
+
+@case
+def case_msg_short_data(ctx):
+    """A NOP-Out announcing 4096 bytes of data with 100 sent, and one
+    announcing 32 bytes of AHS with none sent: closed."""
+    def dlen(c):
+        h = bytearray(nop_out(c.next_itt(), c.cmdsn, c.expstatsn))
+        h[5:8] = (4096).to_bytes(3, 'big')
+        return ctrl_hdr() + bytes(h) + b'n' * 100
+
+    def ahs(c):
+        h = bytearray(nop_out(c.next_itt(), c.cmdsn, c.expstatsn))
+        h[4] = 8
+        return ctrl_hdr() + bytes(h)
+    return '; '.join((bad_message(ctx, dlen, '4096 data bytes announced, 100 sent'),
+                      bad_message(ctx, ahs, '32 AHS bytes announced, none sent')))
+
+
+def fetch_refused(ctx, what, stag_va):
+    """A write of BAD_BLOCKS whose solicited data the target's RDMA READ
+    cannot reach (@stag_va(conn) gives STag, VA and the EDTL): closed,
+    the LUN unchanged."""
+    def run():
+        conn = logged_in(ctx)
+        stag, va, edtl = stag_va(conn)
+        conn.send_write(BAD_LBA, os.urandom(edtl), stag=stag, va=va)
+        return closed(conn, what)
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_write_bad_stag(ctx):
+    """A write whose write STag is no key of the initiator's: the RDMA READ
+    fails (remote access error), closed, the LUN unchanged."""
+    return fetch_refused(ctx, 'wrong STag', lambda c: (
+        c.data_mr.rkey ^ 0x5a5a00, c.data_mr.buf, BAD_BLOCKS * BLOCK))
+
+
+@case
+def case_write_va_outside(ctx):
+    """A write whose write VA starts 4 KiB before the end of the buffer,
+    with 64 KiB to fetch: RDMA READ access error, closed, the LUN
+    unchanged."""
+    return fetch_refused(ctx, 'VA outside the buffer', lambda c: (
+        c.data_mr.rkey, c.data_mr.buf + DATA_BUF - 4096, BAD_BLOCKS * BLOCK))
+
+
+@case
+def case_write_edtl_over_buffer(ctx):
+    """A write of 64 KiB whose STag names an 8 KiB buffer: RDMA READ
+    access error, closed, the LUN unchanged."""
+    def small(c):
+        mr = c._mr(8192)
+        return mr.rkey, mr.buf, BAD_BLOCKS * BLOCK
+    return fetch_refused(ctx, 'EDTL over the buffer', small)
+
+
+IMM = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
+              TargetRecvDataSegmentLength=str(RECV_DSL),
+              InitiatorRecvDataSegmentLength=str(RECV_DSL),
+              ImmediateData='Yes', FirstBurstLength='4096')
+UNSOL = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
+                TargetRecvDataSegmentLength=str(RECV_DSL),
+                InitiatorRecvDataSegmentLength=str(RECV_DSL),
+                ImmediateData='Yes', InitialR2T='No', FirstBurstLength='4096')
+
+
+@case
+def case_imm_over_fbl(ctx):
+    """8 KiB of immediate data with FirstBurstLength 4096: Reject 0x04
+    carrying the header; the LUN unchanged."""
+    def run():
+        conn = logged_in(ctx, IMM, ImmediateData='Yes',
+                         FirstBurstLength='4096')
+        data = os.urandom(BAD_BLOCKS * BLOCK)
+        hdr = scsi_cmd(F_FINAL | F_WRITE, conn.next_itt(), len(data),
+                       conn.cmdsn, conn.expstatsn,
+                       cdb10(0x2a, BAD_LBA, BAD_BLOCKS))
+        sent = conn.send_pdu(hdr, data[:8192], ctrl=ctrl_hdr(
+            conn.data_mr.rkey, conn.data_mr.buf + 8192))
+        rej = conn.recv_expect(OP_REJECT)
+        expect(rej.reason == REASON_PROTOCOL_ERROR and rej.data[:48] == sent,
+               f'Reject reason 0x{rej.reason:02x}')
+        conn.nop()
+        conn.logout()
+        return 'Reject 0x04, the session goes on'
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_unsol_over_fbl(ctx):
+    """InitialR2T=No, FirstBurstLength 4096: an unsolicited Data-Out of
+    4608 bytes at offset 0: Reject 0x04, closed; the LUN unchanged."""
+    def run():
+        conn = logged_in(ctx, UNSOL, InitialR2T='No', FirstBurstLength='4096')
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK,
+                               conn.take_cmdsn(), conn.expstatsn,
+                               cdb10(0x2a, BAD_LBA, BAD_BLOCKS)),
+                      ctrl=ctrl_hdr(conn.data_mr.rkey,
+                                    conn.data_mr.buf + 4096))
+        sent = conn.send_pdu(data_out(itt, RESERVED_TAG, conn.expstatsn, 0, 0),
+                             b'u' * 4608)
+        rej = conn.recv_expect(OP_REJECT)
+        expect(rej.reason == REASON_PROTOCOL_ERROR and rej.data[:48] == sent,
+               f'Reject reason 0x{rej.reason:02x}')
+        return closed(conn, 'Reject 0x04')
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_imm_unaligned(ctx):
+    """A write of 1024 bytes, 1000 of them immediate, the last 24 fetched
+    by RDMA READ; then 8 KiB with 4000 immediate and unsolicited Data-Out
+    up to FirstBurstLength 4096, the rest fetched (InitialR2T=No): both
+    succeed and read back equal."""
+    conn = logged_in(ctx, IMM, ImmediateData='Yes')
+    data = os.urandom(1024)
+    good(conn.write(RW_LBA, data, imm=1000), '1000 of 1024 bytes immediate')
+    read_back(conn, RW_LBA, data)
+    conn.logout()
+    conn = logged_in(ctx, UNSOL, InitialR2T='No')
+    data = os.urandom(8192)
+    good(conn.write(RW_LBA, data, imm=4000, unsol=True),
+         '4000 immediate, 96 unsolicited, 4096 fetched')
+    read_back(conn, RW_LBA, data)
+    conn.logout()
+    return 'both written and read back equal'
+
+
+@case
+def case_write_read(ctx):
+    """64 KiB written (RDMA READs) and read back (RDMA WRITEs) equal."""
+    conn = logged_in(ctx)
+    data = os.urandom(128 * BLOCK)
+    good(conn.write(RW_LBA, data))
+    read_back(conn, RW_LBA, data)
+    conn.logout()
+    return '64 KiB written and read back'
+
+
+@case
+def case_nop_data(ctx):
+    """NOP-Outs with 1, 1000 and 8192 bytes of ping data: each NOP-In
+    echoes them."""
+    conn = logged_in(ctx)
+    for n in (1, 1000, RECV_DSL):
+        conn.nop(os.urandom(n))
+    conn.logout()
+    return 'ping data of 1, 1000 and 8192 bytes echoed'
+
+
+@case
+def case_nop_flood(ctx):
+    """MaxOutstandingUnexpectedPDUs=4, then 64 immediate NOP-Outs with ping
+    data back to back: every one answered by its NOP-In, in order, and the
+    session goes on."""
+    keys = ISER_KEYS + [('MaxOutstandingUnexpectedPDUs', '4')]
+    conn = logged_in(ctx, keys)
+    itts = [conn.next_itt() for _ in range(64)]
+    for itt in itts:
+        conn.send_pdu(nop_out(itt, conn.cmdsn, conn.expstatsn, imm=True),
+                      itt.to_bytes(4, 'big') * 16)
+    for itt in itts:
+        pdu = conn.recv_expect(OP_NOP_IN)
+        expect(pdu.itt == itt and pdu.data == itt.to_bytes(4, 'big') * 16,
+               f'{pdu}, expected the NOP-In of ITT 0x{itt:08x}')
+    conn.nop()
+    conn.logout()
+    return (f"MaxOutstandingUnexpectedPDUs={conn.neg.get('MaxOutstandingUnexpectedPDUs')}: "
+            '64 NOP-Ins in order')
+
+
+@case
+def case_cmdsn_flood(ctx):
+    """64 NOP-Outs and 64 READ(10)s with CmdSNs past MaxCmdSN (up to 2^30
+    ahead): no answer to any; then a NOP-Out and a READ(10) in the window
+    are answered."""
+    conn = logged_in(ctx)
+    base = conn.maxcmdsn
+    for i in range(64):
+        sn = (base + 1 + i * (2**24)) & 0xffffffff
+        conn.send_pdu(nop_out(conn.next_itt(), sn, conn.expstatsn), b'f' * 64)
+        conn.send_pdu(scsi_cmd(F_FINAL | F_READ, conn.next_itt(), 4096, sn,
+                               conn.expstatsn, cdb10(0x28, 0, 8)),
+                      ctrl=ctrl_hdr(rstag=conn.data_mr.rkey,
+                                    rva=conn.data_mr.buf))
+    pdu = conn.poll_pdu(1.0)
+    expect(pdu is None, f'answered: {pdu}')
+    conn.nop()
+    status, _ = conn.read(0, 8)
+    expect(status == 0, f'READ(10) status 0x{status:02x}')
+    conn.logout()
+    return '128 PDUs past MaxCmdSN dropped, the session goes on'
+
+
+@case
+def case_abort_large_write(ctx):
+    """ABORT TASK of a 4 MiB write right after it (its RDMA READs in
+    flight): the TMF Response comes, Function complete (0) or Task does
+    not exist (1, after the write's SCSI Response); the session goes on."""
+    conn = logged_in(ctx)
+    data = os.urandom(DATA_BUF)
+    itt = conn.send_write(ABORT_LBA, data)
+    t = conn.next_itt()
+    conn.send_pdu(tmf_req(1, t, itt, conn.cmdsn, conn.expstatsn,
+                          (conn.cmdsn - 1) & 0xffffffff))
+    scsi = None
+    while True:
+        pdu = conn.recv_pdu(timeout=60)
+        expect(pdu is not None, 'connection closed')
+        if pdu.op == OP_SCSI_RSP and pdu.itt == itt and scsi is None:
+            scsi = pdu
+            continue
+        expect(pdu.op == OP_TMF_RSP and pdu.itt == t, f'unexpected {pdu}')
+        break
+    expect(pdu.response in (0, 1), f'TMF Response {pdu.response}')
+    expect((pdu.response == 1) == (scsi is not None),
+           f'TMF Response {pdu.response}, SCSI Response {scsi}')
+    late = conn.poll_pdu(0.5)
+    expect(late is None, f'after the TMF Response: {late}')
+    conn.nop()
+    conn.logout()
+    return (f'TMF Response {pdu.response}'
+            f'{", after the SCSI Response" if scsi else ", no SCSI Response"}')
+
+
+def op_login(ctx, keys):
+    """The security stage, then one operational request with @keys and T:
+    the connection and the answer."""
+    conn = connect(ctx)
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True),
+                         conn.leading_keys(ctx.target))
+    expect(rsp is not None and rsp.status == 0 and rsp.flags & LOGIN_T,
+           f'security stage: {rsp}')
+    return conn, conn.login_pdu(login_flags(OPER, FFP, transit=True), keys)
+
+
+@case
+def case_login_rdma_ext_no(ctx):
+    """RDMAExtensions=No over iSER: the outcome No cannot go to full
+    feature phase on an iSER connection: Login Response 0x0200, closed."""
+    keys = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='No')
+    conn, rsp = op_login(ctx, keys)
+    while rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0:
+        expect(not rsp.flags & LOGIN_T or rsp.flags & 3 != FFP,
+               f'logged in with RDMAExtensions=No: {rsp.keys}')
+        rsp = conn.login_pdu(login_flags(OPER, FFP, transit=True), b'')
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+           rsp.status == LS_INIT_ERR, f'expected 0x0200, got {rsp}')
+    conn.expect_closed()
+    return 'Login Response 0x0200, closed'
+
+
+@case
+def case_login_rdma_ext_unanswered(ctx):
+    """No RDMAExtensions sent: the target offers RDMAExtensions=Yes (and
+    its iSER keys) and holds the transition to full feature phase while
+    the offers are unanswered (an empty request with T gets T=0 again);
+    answered, the login ends in full feature phase and the session
+    works."""
+    keys = op_keys(MaxRecvDataSegmentLength=None)
+    conn, rsp = op_login(ctx, keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0 and
+           ('RDMAExtensions', 'Yes') in rsp.keys and not rsp.flags & LOGIN_T,
+           f'expected the offer RDMAExtensions=Yes, got {rsp} {rsp and rsp.keys}')
+    sent = dict(keys)
+    answers = []
+    for k, v in rsp.keys:
+        if k in sent or k in DECLARATIVE:
+            continue
+        v = v.split(',')[0]
+        if k.endswith('RecvDataSegmentLength'):
+            v = str(min(int(v), RECV_DSL))
+        answers.append((k, v))
+    rsp = conn.login_pdu(login_flags(OPER, FFP, transit=True), b'')
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0 and
+           not rsp.flags & LOGIN_T,
+           f'the offers unanswered: {rsp}, expected status 0 without T')
+    conn.login_operational(answers)
+    conn.nop(b'rdma')
+    conn.logout()
+    return ('offered ' + ', '.join(f'{k}' for k, _ in answers) +
+            '; no transition until answered')
+
+
+@case
+def case_login_digests(ctx):
+    """HeaderDigest and DataDigest CRC32C,None over iSER: answered None;
+    CRC32C alone: answered Reject (iSER has no digests, RFC 7145); both
+    logins go on, and the NOP-In's echo shows no digest in it."""
+    seen = []
+    for offer in ('CRC32C,None', 'CRC32C'):
+        keys = [(k, offer if k.endswith('Digest') else v) for k, v in ISER_KEYS]
+        conn = connect(ctx)
+        got = dict(conn.login(ctx.target, keys))
+        want = 'None' if ',' in offer else 'Reject'
+        for k in ('HeaderDigest', 'DataDigest'):
+            expect(got.get(k) == want, f'{k}={offer} answered {got.get(k)}')
+        # A digest of the target would shift the data: the echo checks it.
+        conn.nop(b'no digest')
+        conn.logout()
+        seen.append(f'{offer}: {want}')
+    return ', '.join(seen) + '; NOP answered without digests'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--target', help='TargetName of the TPG to test')
+    ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
+    ap.add_argument('--port', type=int, default=3260)
+    ap.add_argument('--initiator', default='iqn.2026-11.org.example:ixt-iser-raw')
+    ap.add_argument('--repeat', type=int, default=1)
+    ap.add_argument('--list', action='store_true', help='list the cases')
+    ap.add_argument('cases', nargs='*', metavar='CASE')
+    ctx = ap.parse_args()
+    if ctx.list:
+        for name, fn in CASES.items():
+            print(f'{name}: {(fn.__doc__ or "").split(chr(10))[0]}')
+        return 0
+    if not ctx.target or not ctx.cases:
+        ap.error('--target and at least one CASE are needed')
+    failed = 0
+    for _ in range(ctx.repeat):
+        for name in ctx.cases:
+            if name not in CASES:
+                ap.error(f'unknown case {name}')
+            try:
+                print(f'ok {name}: {CASES[name](ctx)}', flush=True)
+            except (Fail, Rejected, OSError, PyverbsError) as err:
+                print(f'FAIL {name}: {type(err).__name__}: {err}', flush=True)
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
