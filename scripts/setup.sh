@@ -27,7 +27,7 @@ packages=(
 	sparse linux-source-6.12
 	qemu-system-x86 busybox-static
 	targetcli-fb python3-rtslib-fb dbus
-	open-iscsi rdma-core ibverbs-providers ibverbs-utils
+	open-iscsi rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
 	iperf3 perftest gnuplot-nox
 )
