@@ -208,7 +208,7 @@ open_iscsi_reads() {
 		ixt_iser_logout "$tgt" "$portal"
 }
 
-ixt_begin $((${#cases[@]} + 1 + 9 + 7))
+ixt_begin $((${#cases[@]} + 1 + 10 + 7))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
@@ -252,6 +252,8 @@ ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \
 	logged "CmdSN 0x[0-9a-f]+ outside 0x[0-9a-f]+\.\.0x[0-9a-f]+, dropped"
 ixt_check "logged: ABORT TASK (task management function 1)" \
 	logged "task management function 1 on LUN 0"
+ixt_check "logged: the login with RDMAExtensions=No failed (0x0200)" \
+	logged "login of iqn\.2026-11\.org\.example:ixt-iser-raw failed, status 0x0200"
 
 sleep 2
 ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.before"
