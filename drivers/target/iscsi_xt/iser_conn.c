@@ -668,6 +668,15 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 	return rdma_accept(ic->cm_id, &param);
 }
 
+/* No header, or (padded by the CM) four bytes of zeroes where it goes. */
+static bool ixt_iser_cm_hdr_absent(const struct rdma_conn_param *req)
+{
+	const struct iser_cm_hdr *cm = req->private_data;
+
+	return !cm || req->private_data_len < sizeof(*cm) ||
+	       !memchr_inv(cm, 0, sizeof(*cm));
+}
+
 /**
  * ixt_iser_accept() - set up a connection for an RDMA CM request
  * @id: the new cm_id; its context becomes the connection.
@@ -700,9 +709,9 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	    !(cm->flags & ISER_ZBVA_NOT_SUP)) {
 		pr_warn_ratelimited("%pISpc: RDMA connection request rejected: %s\n",
 				    &id->route.addr.dst_addr,
-				    cm && req->private_data_len >= sizeof(*cm) ?
-				    "initiator wants zero-based addresses" :
-				    "no iSER CM header");
+				    ixt_iser_cm_hdr_absent(req) ?
+				    "no iSER CM header" :
+				    "initiator wants zero-based addresses");
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		return -EPROTO;
 	}
