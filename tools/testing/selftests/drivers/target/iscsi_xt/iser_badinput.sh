@@ -110,34 +110,6 @@ raw() {
 		--target "$tgt" --host "$IXT_ADDR4_T" "$@" 2>&1)
 }
 
-# raw_print REGEX: the lines of $raw_out that REGEX does not match, as
-# KTAP messages.
-raw_print() {
-	local line
-
-	grep -vE "$1" <<<"$raw_out" | while read -r line; do
-		[ -n "$line" ] && ktap_print_msg "$line"
-	done
-}
-
-# run_cases CASE...: one subtest each, from its line, all in one
-# ixt_iser_raw.py (a Python start-up costs seconds under TCG).
-run_cases() {
-	local c line
-
-	raw "$@"
-	raw_print '^(ok|FAIL) [a-z0-9_]+: '	# a traceback, say
-	for c in "$@"; do
-		line=$(grep -m1 -E "^(ok|FAIL) $c: " <<<"$raw_out")
-		ktap_print_msg "${line:-$c: no result}"
-		if [ "${line%% *}" = ok ]; then
-			ktap_test_pass "$c"
-		else
-			ktap_test_fail "$c"
-		fi
-	done
-}
-
 # again: the second round, its failures shown.
 again() {
 	local rc=0
@@ -145,7 +117,7 @@ again() {
 	{ raw "${cases_again[@]}" && small_builder on &&
 		raw abort_large_write; } || rc=1
 	small_builder off
-	[ $rc -eq 0 ] || raw_print '^ok '
+	[ $rc -eq 0 ] || ixt_raw_print '^ok '
 	return $rc
 }
 
@@ -179,26 +151,6 @@ logged() {
 	done
 }
 
-# owned_back: no more objects of the target's modules in use than before
-# the second round; some go only after an RCU grace period or a work item
-# of the target core: up to 10 s.
-owned_back() {
-	local grown i
-
-	for ((i = 0; i < 10; i++)); do
-		ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.after"
-		grown=$(ixt_owned_growth "$IXT_WORK/owned.before" "$IXT_WORK/owned.after" 1) &&
-			break
-		sleep 1
-	done
-	ktap_print_msg "objects of ${owners[*]} in use:" \
-		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.before") before," \
-		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.after") after"
-	[ -z "$grown" ] && return 0
-	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
-	return 1
-}
-
 # open_iscsi_reads: open-iscsi logs in over iSER and reads the whole LUN.
 open_iscsi_reads() {
 	local d
@@ -226,11 +178,11 @@ ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transpo
 res0=$(xt_res)
 
 t0=$SECONDS
-run_cases "${cases[@]}"
+ixt_raw_cases "${cases[@]}"
 ktap_print_msg "the cases took $((SECONDS - t0)) s"
 
 small_builder on
-run_cases abort_large_write
+ixt_raw_cases abort_large_write
 small_builder off
 
 ixt_check "no session is left: every connection the target closed took its session along" \
@@ -266,7 +218,7 @@ if [ "$tracked" -ne 0 ]; then
 	ktap_test_skip "no object of ${owners[*]} left behind (needs slub_debug=U and debugfs)"
 else
 	ixt_check "no object of ${owners[*]} left behind by the second round" \
-		owned_back
+		ixt_owned_back "${owners[@]}"
 fi
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "iscsi_xt_iser holds the RDMA resources it held before the first case ($res0)" \

@@ -278,26 +278,6 @@ res_back() {
 	return 1
 }
 
-# owned_back: no object of the target's modules left behind, from two
-# ixt_owned_objects listings; some go only after an RCU grace period or
-# a work item of the target core, which a loaded VM may delay: up to 10 s.
-owned_back() {
-	local grown i
-
-	for ((i = 0; i < 10; i++)); do
-		ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.after"
-		grown=$(ixt_owned_growth "$IXT_WORK/owned.before" "$IXT_WORK/owned.after" 1) &&
-			break
-		sleep 1
-	done
-	ktap_print_msg "objects of ${owners[*]} in use:" \
-		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.before") before," \
-		"$(awk '{n += $2} END {print n + 0}' "$IXT_WORK/owned.after") after"
-	[ -z "$grown" ] && return 0
-	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
-	return 1
-}
-
 ixt_begin 26
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
@@ -341,7 +321,7 @@ if [ "$tracked" -ne 0 ]; then
 	ktap_test_skip "no object of ${owners[*]} left behind (needs slub_debug=U and debugfs)"
 else
 	ixt_check "no object of ${owners[*]} left behind once the configuration is cleared" \
-		owned_back
+		ixt_owned_back "${owners[@]}"
 fi
 ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
 ixt_finish

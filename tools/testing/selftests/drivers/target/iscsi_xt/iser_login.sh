@@ -68,6 +68,7 @@ cleanup() {
 	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
 	ixt_target_unload
 	rm -rf "$work"
+	ixt_work_rm
 } 2>/dev/null
 trap cleanup EXIT
 
@@ -183,17 +184,6 @@ chap=(node.session.scan=manual node.session.auth.authmethod=CHAP
 chap_ok=("${chap[@]}" node.session.auth.password=ini-secret-0123)
 mutual_ok=("${chap_ok[@]}" node.session.auth.username_in=tgt-user
 	   node.session.auth.password_in=tgt-secret-4567)
-
-# rw DISK_W DISK_R MIB: 1 MiB of random data written to DISK_W at MIB MiB
-# with O_DIRECT reads back equal from DISK_R (the same LUN) with O_DIRECT.
-rw() {
-	head -c 1M /dev/urandom >"$work/out" &&
-		dd if="$work/out" of="$1" bs=1M seek="$3" count=1 oflag=direct \
-			conv=fsync status=none &&
-		dd if="$2" of="$work/in" bs=1M skip="$3" count=1 iflag=direct \
-			status=none &&
-		cmp "$work/out" "$work/in"
-}
 
 iser_disk() {
 	local sid
@@ -326,7 +316,7 @@ ixt_check "the session's transport is iser" \
 d_iser=$(ixt_sid_disk "$sid" 0)
 ixt_check "the LUN's disk appears ($d_iser)" [ -b "$d_iser" ]
 ixt_check "1 MiB written with O_DIRECT reads back equal" \
-	rw "$d_iser" "$d_iser" 0
+	ixt_rw_1m "$d_iser" "$d_iser" 0
 ixt_iser_logout "$t1" "$p4"
 
 # (4) CHAP, and refusals, each followed by a good login.
@@ -376,7 +366,7 @@ ixt_check "a TCP and an iSER session to $t1 at once, both listed by iscsiadm" \
 d_tcp=$(tcp_disk "$t1")
 d_iser=$(iser_disk "$t1")
 ixt_check "written through iSER, read back through TCP, and the other way ($d_iser, $d_tcp)" \
-	eval 'rw "$d_iser" "$d_tcp" 1 && rw "$d_tcp" "$d_iser" 2'
+	eval 'ixt_rw_1m "$d_iser" "$d_tcp" 1 && ixt_rw_1m "$d_tcp" "$d_iser" 2'
 ixt_check "the target counts two sessions" \
 	[ "$(stat_of "$t1" iscsi_instance/sessions)" -eq $((sess0 + 2)) ]
 ixt_check "the ACL's info shows both (iscsi_xt; LIO's shows the last)" \

@@ -71,6 +71,7 @@ cleanup() {
 	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
 	ixt_target_unload
 	rm -rf "$work"
+	ixt_work_rm
 } 2>/dev/null
 trap cleanup EXIT
 
@@ -98,17 +99,6 @@ discover() {
 
 listed() {
 	grep -qxF "$1" "$work/disc"
-}
-
-# rw DISK MIB: 1 MiB of random data written at MIB MiB with O_DIRECT
-# reads back equal.
-rw() {
-	head -c 1M /dev/urandom >"$work/out" &&
-		dd if="$work/out" of="$1" bs=1M seek="$2" count=1 oflag=direct \
-			conv=fsync status=none &&
-		dd if="$1" of="$work/in" bs=1M skip="$2" count=1 iflag=direct \
-			status=none &&
-		cmp "$work/out" "$work/in"
 }
 
 # session_at PORTAL CM_ADDR: an open-iscsi session to $t over iSER at
@@ -207,7 +197,7 @@ ixt_iser_login "$t" "$p4"
 ixt_check "a login over iSER at $p4 through $any4 runs on an RDMA connection of $p4" \
 	session_at "$p4" "$p4"
 d=$(ixt_sid_disk "$(ixt_sid iser "$t")" 0)
-ixt_check "1 MiB written with O_DIRECT reads back equal ($d)" rw "$d" 0
+ixt_check "1 MiB written with O_DIRECT reads back equal ($d)" ixt_rw_1m "$d" "$d" 0
 ixt_check "the initiator negotiated remote invalidation" \
 	eval '[ "$(klog_n "negotiated remote invalidation")" -ge 1 ]'
 inv0=$(klog_n "remote invalidation for rkey")
@@ -225,7 +215,7 @@ ixt_iser_login "$t" "$p6"
 ixt_check "a login over iSER at $p6 through $any6 runs on an RDMA connection of it" \
 	session_at "$p6" "$a6:$port6"
 d=$(ixt_sid_disk "$(ixt_sid iser "$t")" 0)
-ixt_check "1 MiB written with O_DIRECT reads back equal ($d)" rw "$d" 1
+ixt_check "1 MiB written with O_DIRECT reads back equal ($d)" ixt_rw_1m "$d" "$d" 1
 ixt_check "the session logs out" ixt_iser_logout "$t" "$p6"
 iscsiadm -m node -o delete >/dev/null 2>&1
 

@@ -362,6 +362,19 @@ ixt_work_rm() {
 	IXT_WORK=
 }
 
+# ixt_rw_1m DISK_W DISK_R MIB: 1 MiB of random data written to DISK_W at
+# MIB MiB with O_DIRECT reads back equal from DISK_R (the same LUN, seen
+# through the same or another session) with O_DIRECT.
+ixt_rw_1m() {
+	ixt_work || return 1
+	head -c 1M /dev/urandom >"$IXT_WORK/rw.out" &&
+		dd if="$IXT_WORK/rw.out" of="$1" bs=1M seek="$3" count=1 \
+			oflag=direct conv=fsync status=none &&
+		dd if="$2" of="$IXT_WORK/rw.in" bs=1M skip="$3" count=1 \
+			iflag=direct status=none &&
+		cmp "$IXT_WORK/rw.out" "$IXT_WORK/rw.in"
+}
+
 # ixt_accepts TARGET: the logins TARGET accepted.
 ixt_accepts() {
 	cat "$IXT_FABRIC/$1/fabric_statistics/iscsi_login_stats/accepts"
@@ -799,6 +812,61 @@ ixt_owned_objects() {
 			for (s in sites)
 				print s, sites[s]
 		}' "${files[@]}"
+}
+
+# The raw initiators' tests (tcp_badinput.sh, iser_badinput.sh) define
+# raw ARGS...: run the raw initiator with the cases ARGS, its output in
+# $raw_out, its exit status its own.
+
+# ixt_raw_print REGEX: the lines of $raw_out that REGEX does not match, as
+# KTAP messages.
+ixt_raw_print() {
+	local line
+
+	grep -vE "$1" <<<"$raw_out" | while read -r line; do
+		[ -n "$line" ] && ktap_print_msg "$line"
+	done
+}
+
+# ixt_raw_cases CASE...: one subtest each, from its "ok CASE: ..." or
+# "FAIL CASE: ..." line, all in one run of the raw initiator (a Python
+# start-up costs seconds under TCG).
+ixt_raw_cases() {
+	local c line
+
+	raw "$@"
+	ixt_raw_print '^(ok|FAIL) [a-z0-9_]+: '	# a traceback, say
+	for c in "$@"; do
+		line=$(grep -m1 -E "^(ok|FAIL) $c: " <<<"$raw_out")
+		ktap_print_msg "${line:-$c: no result}"
+		if [ "${line%% *}" = ok ]; then
+			ktap_test_pass "$c"
+		else
+			ktap_test_fail "$c"
+		fi
+	done
+}
+
+# ixt_owned_back OWNER...: no more objects of the OWNER modules in use
+# than in the ixt_owned_objects listing $IXT_WORK/owned.before; some go
+# only after an RCU grace period or a work item of the target core,
+# which a loaded VM may delay: up to 10 s. Prints both totals and the
+# allocation sites that grew.
+ixt_owned_back() {
+	local before=$IXT_WORK/owned.before after=$IXT_WORK/owned.after
+	local grown i
+
+	for ((i = 0; i < 10; i++)); do
+		ixt_owned_objects "$@" >"$after"
+		grown=$(ixt_owned_growth "$before" "$after" 1) && break
+		sleep 1
+	done
+	ktap_print_msg "objects of $* in use:" \
+		"$(awk '{n += $2} END {print n + 0}' "$before") before," \
+		"$(awk '{n += $2} END {print n + 0}' "$after") after"
+	[ -z "$grown" ] && return 0
+	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
+	return 1
 }
 
 # ixt_owned_growth BEFORE AFTER LIMIT: from two ixt_owned_objects

@@ -111,40 +111,12 @@ raw() {
 		--host "$IXT_ADDR4_T" --login-timeout "$login_timeout" "$@" 2>&1)
 }
 
-# raw_print REGEX: the lines of $raw_out that REGEX does not match, as
-# KTAP messages.
-raw_print() {
-	local line
-
-	grep -vE "$1" <<<"$raw_out" | while read -r line; do
-		[ -n "$line" ] && ktap_print_msg "$line"
-	done
-}
-
-# cases CASE...: one subtest each, from its line, all in one ixt_raw.py
-# (a Python start-up costs seconds under TCG).
-cases() {
-	local c line
-
-	raw "$@"
-	raw_print '^(ok|FAIL) [a-z0-9_]+: '	# a traceback, say
-	for c in "$@"; do
-		line=$(grep -m1 -E "^(ok|FAIL) $c: " <<<"$raw_out")
-		ktap_print_msg "${line:-$c: no result}"
-		if [ "${line%% *}" = ok ]; then
-			ktap_test_pass "$c"
-		else
-			ktap_test_fail "$c"
-		fi
-	done
-}
-
 # rounds N CASE...: the cases N times over; only failures are shown.
 rounds() {
 	local rc=0
 
 	raw --repeat "$@" || rc=$?
-	raw_print '^ok '
+	ixt_raw_print '^ok '
 	return $rc
 }
 
@@ -180,7 +152,7 @@ truncate -s 4M "$ibimg" && loop=$(losetup -f --show "$ibimg") &&
 	ktap_exit_fail_msg "cannot set up the iblock LUN over a loop device"
 echo 1 >"$tpg/enable"
 
-cases "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"
+ixt_raw_cases "${cases_login[@]}" "${cases_ffp[@]}" "${cases_stall[@]}"
 
 before=$(mktemp)
 after=$(mktemp)
