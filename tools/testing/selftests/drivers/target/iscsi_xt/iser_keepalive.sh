@@ -7,11 +7,11 @@
 #     gets a NOP-In every 3 s on its idle iSER session and answers: the
 #     session stays 10 s, and rxe0 carried packets meanwhile (nothing
 #     else runs);
-# (2) a user-space iSER initiator (ixt_iser_silent.py, pyverbs through
-#     /usr/bin/python3) logs in, answers the NOP-Ins for 6 s, then goes
-#     silent with its queue pair up: the target drops the connection
-#     within a few seconds, logs that the NOP-In went unanswered, ends
-#     the session and counts a connection timeout;
+# (2) a user-space iSER initiator (ixt_iser_raw.py's case silent, pyverbs
+#     through /usr/bin/python3) logs in, answers the NOP-Ins for 6 s,
+#     then goes silent with its queue pair up: the target drops the
+#     connection within a few seconds, logs that the NOP-In went
+#     unanswered, ends the session and counts a connection timeout;
 # (3) the same initiator logs in again and answers: its session stays
 #     8 s; open-iscsi's session was untouched throughout and reads.
 #
@@ -68,8 +68,9 @@ trap cleanup EXIT
 # raw_start ANSWER LOG: the user-space initiator, answering pings for
 # ANSWER seconds; waits (up to 60 s) until it logged in.
 raw_start() {
-	$py "$dir/ixt_iser_silent.py" "$IXT_ADDR4_T" 3260 "$silent_ini" "$tgt" \
-		"$1" >"$2" 2>&1 &
+	$py "$dir/ixt_iser_raw.py" --host "$IXT_ADDR4_T" --port 3260 \
+		--initiator "$silent_ini" --target "$tgt" --answer "$1" silent \
+		>"$2" 2>&1 &
 	raw=$!
 	ixt_wait 60 grep -q "^logged in" "$2" && return 0
 	ixt_show_tail "$2"

@@ -11,7 +11,9 @@ wrong, and checks the target's answer (RFC 7145, RFC 7143):
     ixt_iser_raw.py --target IQN [--host ADDR] [--repeat N] CASE...
 
 runs the named cases (see --list) and prints one line per case; the exit
-status is 0 when the target answered every case as expected. Needs
+status is 0 when the target answered every case as expected. The case
+silent, with --initiator and --answer SECONDS, is iser_keepalive.sh's
+initiator that stops answering the target's NOP-Ins after SECONDS. Needs
 python3-pyverbs (/usr/bin/python3) and the RDMA device the target's
 portal listens on (soft-RoCE rxe0 in the VM).
 """
@@ -774,6 +776,39 @@ def case_login_digests(ctx):
     return ', '.join(seen) + '; NOP answered without digests'
 
 
+@case
+def case_silent(ctx):
+    """For iser_keepalive.sh: logs in, answers the target's NOP-In pings
+    for --answer seconds, then answers nothing more but keeps its queue
+    pair up and its receive buffers posted (the transport acknowledges
+    what the target sends, the iSCSI layer is silent) until the target
+    closes the connection; never logs out. Prints "logged in", then a
+    line per PDU received ("ping answered", "ping left unanswered" or
+    "received PDU"), then "closed"."""
+    conn = logged_in(ctx, ISER_KEYS + [('MaxOutstandingUnexpectedPDUs', '0')])
+    print('logged in', flush=True)
+    end = time.monotonic() + ctx.answer
+    answered = unanswered = 0
+    while True:
+        if not conn._readable(1.0):
+            continue
+        pdu = conn._recv_pdu(None)
+        if pdu is None:
+            break
+        if time.monotonic() < end and conn._ping(pdu):
+            answered += 1
+            print('ping answered', flush=True)
+        elif pdu.op == OP_NOP_IN and pdu.ttt != RESERVED_TAG:
+            unanswered += 1
+            print('ping left unanswered', flush=True)
+        else:
+            print(f'received {pdu}', flush=True)
+    print('closed', flush=True)
+    conn.close()
+    return (f'{answered} pings answered, {unanswered} left unanswered, '
+            'closed by the target')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--target', help='TargetName of the TPG to test')
@@ -781,6 +816,9 @@ def main():
     ap.add_argument('--port', type=int, default=3260)
     ap.add_argument('--initiator', default='iqn.2026-11.org.example:ixt-iser-raw')
     ap.add_argument('--repeat', type=int, default=1)
+    ap.add_argument('--answer', type=float, default=float('inf'),
+                    metavar='SECONDS',
+                    help='silent: answer the NOP-Ins that long (default: always)')
     ap.add_argument('--list', action='store_true', help='list the cases')
     ap.add_argument('cases', nargs='*', metavar='CASE')
     ctx = ap.parse_args()
