@@ -121,17 +121,8 @@ again() {
 	return $rc
 }
 
-# The RDMA resources iscsi_xt_iser holds, by kind: "pd N cq N ...".
-xt_res() {
-	local k
-
-	for k in pd cq qp cm_id mr; do
-		echo "$k $(rdma res show "$k" 2>/dev/null | grep -cF '[iscsi_xt_iser]')"
-	done | paste -sd ' '
-}
-
 res_same() {
-	[ "$(xt_res)" = "$res0" ]
+	[ "$(ixt_iser_res)" = "$res0" ]
 }
 
 # no_session: the TPG lists no session.
@@ -164,9 +155,7 @@ ixt_begin $((${#cases[@]} + 1 + 10 + 7))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
-	mkdir -p "$rd" && echo rd_pages=8192 >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
-		mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+	ixt_rd_lun0 "$tpg" "$rd" 8192 &&
 		mkdir "$tpg/np/$portal" && echo 1 >"$tpg/np/$portal/iser" &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
@@ -175,7 +164,7 @@ ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transpo
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 # The listener's cm_id, and nothing else.
-res0=$(xt_res)
+res0=$(ixt_iser_res)
 
 t0=$SECONDS
 ixt_raw_cases "${cases[@]}"
@@ -222,7 +211,7 @@ else
 fi
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "iscsi_xt_iser holds the RDMA resources it held before the first case ($res0)" \
-	eval 'ixt_wait 10 res_same || { ktap_print_msg "now: $(xt_res)"; false; }'
+	eval 'ixt_wait 10 res_same || { ktap_print_msg "now: $(ixt_iser_res)"; false; }'
 ixt_check "open-iscsi still logs in over iSER and reads the whole LUN" \
 	open_iscsi_reads
 ixt_node iser "$tgt" "$portal" -o delete

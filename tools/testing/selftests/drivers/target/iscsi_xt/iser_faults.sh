@@ -75,9 +75,7 @@ trap cleanup EXIT
 add_target() {
 	local tpg=$IXT_FABRIC/$1/tpgt_1 rd=$hba/${1##*:}
 
-	mkdir -p "$rd" && echo "rd_pages=$2" >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
-		mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+	ixt_rd_lun0 "$tpg" "$rd" "$2" &&
 		mkdir "$tpg/np/$portal" && echo 1 >"$tpg/np/$portal/iser" &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
@@ -256,24 +254,13 @@ a_logged_out() {
 	return 1
 }
 
-# The RDMA resources iscsi_xt_iser holds, by kind: "pd N cq N ...".
-# (Counting all would count the CQ pool that ib_iser's connections
-# leave in rxe0 until it goes, and rxe0 is a new device since (2).)
-xt_res() {
-	local k
-
-	for k in pd cq qp cm_id mr; do
-		echo "$k $(rdma res show "$k" 2>/dev/null | grep -cF '[iscsi_xt_iser]')"
-	done | paste -sd ' '
-}
-
 res_same() {
-	[ "$(xt_res)" = "$res0" ]
+	[ "$(ixt_iser_res)" = "$res0" ]
 }
 
 res_back() {
 	ixt_wait 10 res_same && return 0
-	ktap_print_msg "iscsi_xt_iser's RDMA resources: before: $res0, after: $(xt_res)"
+	ktap_print_msg "iscsi_xt_iser's RDMA resources: before: $res0, after: $(ixt_iser_res)"
 	ktap_print_msg "rdma res show: $(rdma res show 2>&1 | tr '\n' ';')"
 	return 1
 }
@@ -290,7 +277,7 @@ tracked=$?
 {
 	add_target "$tgt_a" 16384 && add_target "$tgt_b" 1024
 } || ktap_exit_fail_msg "cannot configure the targets"
-res0=$(xt_res)
+res0=$(ixt_iser_res)
 
 da=$(login "$tgt_a" "$portal" node.session.timeo.replacement_timeout=120)
 ixt_check "the initiator logs in to target A over iSER, its LUN shows up ($da)" \

@@ -57,10 +57,7 @@ raw_stop() {
 
 cleanup() {
 	raw_stop
-	iscsiadm -m node --logoutall=all >/dev/null 2>&1
-	iscsiadm -m node -o delete >/dev/null 2>&1
-	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
-	ixt_target_unload
+	ixt_cleanup
 	rm -rf "$work"
 } 2>/dev/null
 trap cleanup EXIT
@@ -95,9 +92,7 @@ ixt_begin 12
 ixt_target_load || ktap_exit_fail_msg "cannot load the target"
 
 {
-	mkdir -p "$rd" && echo rd_pages=1024 >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
-		mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+	ixt_rd_lun0 "$tpg" "$rd" 1024 &&
 		mkdir "$tpg/np/$portal" && echo 1 >"$tpg/np/$portal/iser" &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		mkdir "$acl" "$acl/lun_0" &&

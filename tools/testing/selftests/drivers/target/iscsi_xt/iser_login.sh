@@ -63,12 +63,8 @@ lio)	owners=(iscsi_target_mod ib_isert target_core_mod) ;;
 esac
 
 cleanup() {
-	iscsiadm -m node --logoutall=all >/dev/null 2>&1
-	iscsiadm -m node -o delete >/dev/null 2>&1
-	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
-	ixt_target_unload
+	ixt_cleanup
 	rm -rf "$work"
-	ixt_work_rm
 } 2>/dev/null
 trap cleanup EXIT
 

@@ -62,16 +62,12 @@ work=$(mktemp -d)
 
 cleanup() {
 	echo 0 >"$dbg"
-	iscsiadm -m node --logoutall=all >/dev/null 2>&1
-	iscsiadm -m node -o delete >/dev/null 2>&1
 	for p in "$a4" "$p6"; do
 		iscsiadm -m discoverydb -t st -p "$p" -o delete >/dev/null 2>&1
 	done
 	[ -d "$da" ] && echo 0 >"$da/enforce_discovery_auth"
-	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
-	ixt_target_unload
+	ixt_cleanup
 	rm -rf "$work"
-	ixt_work_rm
 } 2>/dev/null
 trap cleanup EXIT
 
@@ -151,9 +147,7 @@ ixt_begin 19
 ixt_target_load || ktap_exit_fail_msg "cannot load the $IXT_TARGET target"
 
 {
-	mkdir -p "$rd" && echo rd_pages=4096 >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
-		mkdir -p "$tpg/lun/lun_0" && ln -s "$rd" "$tpg/lun/lun_0/rd" &&
+	ixt_rd_lun0 "$tpg" "$rd" 4096 &&
 		mkdir "$tpg/np/$any4" && echo 1 >"$tpg/np/$any4/iser" &&
 		mkdir "$tpg/np/$tcp_only" &&
 		echo 0 >"$tpg/attrib/authentication" &&

@@ -10,6 +10,7 @@ first (DataSequenceInOrder=No). Everything that fails raises Fail.
 ixt_raw.py holds the cases that use it.
 """
 
+import argparse
 import os
 import select
 import socket
@@ -575,3 +576,102 @@ class Connection:
                 if not pdu.flags & F_STATUS:
                     continue
             return pdu.scsi_status, bytes(buf)
+
+
+# What the raw initiators' cases share.
+
+def login_checked(conn, target, keys=None, **want):
+    """Logs @conn in to @target offering @keys; the negotiation must give
+    the values @want (key=value) asks for. Returns @conn."""
+    conn.login(target, keys)
+    for k, v in want.items():
+        expect(conn.neg.get(k) == v,
+               f'{k} negotiated to {conn.neg.get(k)}, not {v}: the TPG does not allow it')
+    return conn
+
+
+def nop_logout(conn):
+    """A NOP exchange and a Logout on @conn, logged in; what it saw."""
+    conn.nop(b'ping')
+    conn.logout()
+    return f'TSIH {conn.tsih}, NOP answered, logged out'
+
+
+def good(rsp, what='the write'):
+    expect(rsp.response == 0 and rsp.scsi_status == 0,
+           f'{what}: {rsp}, sense {rsp.sense.hex()}')
+
+
+def read_back(conn, lba, data, what='the data read'):
+    status, back = conn.read(lba, len(data) // BLOCK)
+    expect(status == 0, f'read status 0x{status:02x}')
+    if back != data:
+        bad = [i for i in range(0, len(data), BLOCK)
+               if back[i:i + BLOCK] != data[i:i + BLOCK]]
+        raise Fail(f'{what} differs in {len(bad)} of {len(data) // BLOCK} '
+                   f'blocks, the first at LBA {lba + bad[0] // BLOCK}')
+
+
+def pattern_kept(login, body, lba, blocks, guard, read_first=False):
+    """Runs body(), a write to @blocks blocks at @lba that must not land:
+    fills them and @guard blocks either side with a fresh pattern first
+    (read back at once too with @read_first), on a connection login()
+    returns logged in, and reads them back on a new one after. Returns
+    body()'s result, and that the LUN is unchanged."""
+    first, n = lba - guard, blocks + 2 * guard
+    pattern = os.urandom(n * BLOCK)
+    conn = login()
+    good(conn.write(first, pattern), 'writing the pattern')
+    if read_first:
+        read_back(conn, first, pattern, 'the pattern')
+    conn.logout()
+    seen = body()
+    conn = login()
+    read_back(conn, first, pattern, 'afterwards, the LUN')
+    conn.logout()
+    return f'{seen}, the LUN unchanged'
+
+
+class Cases(dict):
+    """A raw initiator's cases by name, each fn(ctx) raising Fail or
+    returning what it saw for its log line, and its command line."""
+
+    def case(self, fn):
+        """Decorator: registers case_NAME as NAME."""
+        self[fn.__name__[len('case_'):]] = fn
+        return fn
+
+    def main(self, doc, initiator, options=None, errors=(Fail, OSError)):
+        """Parses the command line (--target, --host, --port, --initiator,
+        --repeat, --list, CASE..., and what @options(parser) adds), runs
+        the cases, prints "ok NAME: ..." or "FAIL NAME: ..." for each.
+        Returns the exit status: 1 if a case failed."""
+        ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+        ap.add_argument('--target', help='TargetName of the TPG to test')
+        ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
+        ap.add_argument('--port', type=int, default=3260)
+        ap.add_argument('--initiator', default=initiator)
+        ap.add_argument('--repeat', type=int, default=1)
+        ap.add_argument('--list', action='store_true', help='list the cases')
+        if options:
+            options(ap)
+        ap.add_argument('cases', nargs='*', metavar='CASE')
+        ctx = ap.parse_args()
+        if ctx.list:
+            for name, fn in self.items():
+                print(f'{name}: {(fn.__doc__ or "").split(chr(10))[0]}')
+            return 0
+        if not ctx.target or not ctx.cases:
+            ap.error('--target and at least one CASE are needed')
+        failed = 0
+        for _ in range(ctx.repeat):
+            for name in ctx.cases:
+                if name not in self:
+                    ap.error(f'unknown case {name}')
+                try:
+                    print(f'ok {name}: {self[name](ctx)}', flush=True)
+                except errors as err:
+                    print(f'FAIL {name}: {type(err).__name__}: {err}',
+                          flush=True)
+                    failed += 1
+        return 1 if failed else 0

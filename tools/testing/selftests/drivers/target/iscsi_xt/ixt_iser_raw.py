@@ -18,7 +18,6 @@ python3-pyverbs (/usr/bin/python3) and the RDMA device the target's
 portal listens on (soft-RoCE rxe0 in the VM).
 """
 
-import argparse
 import os
 import select
 import signal
@@ -39,7 +38,8 @@ from ixt_iscsi import (
     BLOCK, F_FINAL, F_READ, F_WRITE, FFP, LOGIN_T, OPER, RESERVED_TAG, SEC,
     LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT, OP_SCSI_RSP, OP_TMF_RSP,
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
-    expect, login_flags, nop_out, op_keys, scsi_cmd, tmf_req)
+    expect, login_flags, nop_out, op_keys, scsi_cmd, tmf_req,
+    Cases, good, login_checked, nop_logout, pattern_kept, read_back)
 
 # The iSER CM header (include/scsi/iser.h, RFC 7145).
 ISER_ZBVA_NOT_SUP, ISER_SEND_W_INV_NOT_SUP = 0x80, 0x40
@@ -346,12 +346,8 @@ def ctrl_hdr(wstag=None, wva=0, rstag=None, rva=0, flags=ISCSI_CTRL):
 
 
 # The cases: each raises Fail, or returns what it saw for the log line.
-CASES = {}
-
-
-def case(fn):
-    CASES[fn.__name__[len('case_'):]] = fn
-    return fn
+CASES = Cases()
+case = CASES.case
 
 
 def connect(ctx, **kw):
@@ -359,27 +355,7 @@ def connect(ctx, **kw):
 
 
 def logged_in(ctx, keys=None, **want):
-    conn = connect(ctx)
-    conn.login(ctx.target, keys)
-    for k, v in want.items():
-        expect(conn.neg.get(k) == v,
-               f'{k} negotiated to {conn.neg.get(k)}, not {v}: the TPG does not allow it')
-    return conn
-
-
-def good(rsp, what='the write'):
-    expect(rsp.response == 0 and rsp.scsi_status == 0,
-           f'{what}: {rsp}, sense {rsp.sense.hex()}')
-
-
-def read_back(conn, lba, data, what='the data read'):
-    status, back = conn.read(lba, len(data) // BLOCK)
-    expect(status == 0, f'read status 0x{status:02x}')
-    if back != data:
-        bad = [i for i in range(0, len(data), BLOCK)
-               if back[i:i + BLOCK] != data[i:i + BLOCK]]
-        raise Fail(f'{what} differs in {len(bad)} of {len(data) // BLOCK} '
-                   f'blocks, the first at LBA {lba + bad[0] // BLOCK}')
+    return login_checked(connect(ctx), ctx.target, keys, **want)
 
 
 def lun_unchanged(ctx, body, lba=BAD_LBA, blocks=BAD_BLOCKS):
@@ -387,17 +363,8 @@ def lun_unchanged(ctx, body, lba=BAD_LBA, blocks=BAD_BLOCKS):
     fills them and GUARD blocks either side with a fresh pattern over iSER
     first (RDMA READs), reads them back on a new session after (RDMA
     WRITEs). Returns body()'s result."""
-    first, n = lba - GUARD, blocks + 2 * GUARD
-    pattern = os.urandom(n * BLOCK)
-    conn = logged_in(ctx)
-    good(conn.write(first, pattern), 'writing the pattern')
-    read_back(conn, first, pattern, 'the pattern')
-    conn.logout()
-    seen = body()
-    conn = logged_in(ctx)
-    read_back(conn, first, pattern, 'afterwards, the LUN')
-    conn.logout()
-    return f'{seen}, the LUN unchanged'
+    return pattern_kept(lambda: logged_in(ctx), body, lba, blocks, GUARD,
+                        read_first=True)
 
 
 def closed(conn, what):
@@ -434,10 +401,7 @@ def case_cm_zbva(ctx):
 @case
 def case_login_logout(ctx):
     """A whole login over iSER, a NOP exchange, a Logout."""
-    conn = logged_in(ctx)
-    conn.nop(b'ping')
-    conn.logout()
-    return f'TSIH {conn.tsih}, NOP answered, logged out'
+    return nop_logout(logged_in(ctx))
 
 
 def bad_message(ctx, build, what):
@@ -810,35 +774,12 @@ def case_silent(ctx):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--target', help='TargetName of the TPG to test')
-    ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
-    ap.add_argument('--port', type=int, default=3260)
-    ap.add_argument('--initiator', default='iqn.2026-11.org.example:ixt-iser-raw')
-    ap.add_argument('--repeat', type=int, default=1)
-    ap.add_argument('--answer', type=float, default=float('inf'),
-                    metavar='SECONDS',
-                    help='silent: answer the NOP-Ins that long (default: always)')
-    ap.add_argument('--list', action='store_true', help='list the cases')
-    ap.add_argument('cases', nargs='*', metavar='CASE')
-    ctx = ap.parse_args()
-    if ctx.list:
-        for name, fn in CASES.items():
-            print(f'{name}: {(fn.__doc__ or "").split(chr(10))[0]}')
-        return 0
-    if not ctx.target or not ctx.cases:
-        ap.error('--target and at least one CASE are needed')
-    failed = 0
-    for _ in range(ctx.repeat):
-        for name in ctx.cases:
-            if name not in CASES:
-                ap.error(f'unknown case {name}')
-            try:
-                print(f'ok {name}: {CASES[name](ctx)}', flush=True)
-            except (Fail, Rejected, OSError, PyverbsError) as err:
-                print(f'FAIL {name}: {type(err).__name__}: {err}', flush=True)
-                failed += 1
-    return 1 if failed else 0
+    def options(ap):
+        ap.add_argument('--answer', type=float, default=float('inf'),
+                        metavar='SECONDS',
+                        help='silent: answer the NOP-Ins that long (default: always)')
+    return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-iser-raw', options,
+                      (Fail, Rejected, OSError, PyverbsError))
 
 
 if __name__ == '__main__':

@@ -19,7 +19,6 @@ MaxOutstandingR2T=4, which change nothing for an initiator that does not
 ask for them. They fail, saying so, against a TPG that does not.
 """
 
-import argparse
 import inspect
 import os
 import sys
@@ -35,7 +34,7 @@ from ixt_iscsi import (
     login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd, text_req,
     tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
-    OP_DATA_IN, OP_LOGOUT_RSP)
+    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, login_checked, nop_logout, pattern_kept, read_back)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -55,12 +54,8 @@ SEQ_UNORDERED = op_keys(DataPDUInOrder='No', DataSequenceInOrder='No',
                         MaxOutstandingR2T='4')
 
 # The cases: each raises Fail, or returns what it saw for the log line.
-CASES = {}
-
-
-def case(fn):
-    CASES[fn.__name__[len('case_'):]] = fn
-    return fn
+CASES = Cases()
+case = CASES.case
 
 
 def table(entries):
@@ -85,27 +80,7 @@ def connect(ctx):
 def logged_in(ctx, keys=None, **want):
     """A connection logged in offering @keys, whose negotiation gave the
     values @want (key=value) asks for."""
-    conn = connect(ctx)
-    conn.login(ctx.target, keys)
-    for k, v in want.items():
-        expect(conn.neg.get(k) == v,
-               f'{k} negotiated to {conn.neg.get(k)}, not {v}: the TPG does not allow it')
-    return conn
-
-
-def good(rsp, what='the write'):
-    expect(rsp.response == 0 and rsp.scsi_status == 0,
-           f'{what}: {rsp}, sense {rsp.sense.hex()}')
-
-
-def read_back(conn, lba, data, what='the data read'):
-    status, back = conn.read(lba, len(data) // BLOCK)
-    expect(status == 0, f'read status 0x{status:02x}')
-    if back != data:
-        bad = [i for i in range(0, len(data), BLOCK)
-               if back[i:i + BLOCK] != data[i:i + BLOCK]]
-        raise Fail(f'{what} differs in {len(bad)} of {len(data) // BLOCK} '
-                   f'blocks, the first at LBA {lba + bad[0] // BLOCK}')
+    return login_checked(connect(ctx), ctx.target, keys, **want)
 
 
 def login_refused(conn, rsp, status):
@@ -139,16 +114,7 @@ def lun_unchanged(ctx, body, lba=BAD_LBA, blocks=BAD_BLOCKS):
     its data: fills them and GUARD blocks either side with a fresh pattern
     first, and reads them back on a new session after: the failed write
     changed none of them. Returns body()'s result."""
-    first, n = lba - GUARD, blocks + 2 * GUARD
-    pattern = os.urandom(n * BLOCK)
-    conn = logged_in(ctx)
-    good(conn.write(first, pattern), 'writing the pattern')
-    conn.logout()
-    seen = body()
-    conn = logged_in(ctx)
-    read_back(conn, first, pattern, 'afterwards, the LUN')
-    conn.logout()
-    return f'{seen}, the LUN unchanged'
+    return pattern_kept(lambda: logged_in(ctx), body, lba, blocks, GUARD)
 
 
 # First Login Requests refused: flags, text ({i}/{t}: the names; LEAD: the
@@ -202,10 +168,7 @@ def login_refusal(ctx, flags, text, status, kw):
 @case
 def case_login_logout(ctx):
     """A whole login, a NOP exchange, a Logout."""
-    conn = logged_in(ctx)
-    conn.nop(b'ping')
-    conn.logout()
-    return f'TSIH {conn.tsih}, NOP answered, logged out'
+    return nop_logout(logged_in(ctx))
 
 
 @case
@@ -1385,34 +1348,10 @@ def case_ffp_residual_at_end(ctx):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--target', help='TargetName of the TPG to test')
-    ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
-    ap.add_argument('--port', type=int, default=3260)
-    ap.add_argument('--initiator', default='iqn.2026-11.org.example:ixt-raw')
-    ap.add_argument('--login-timeout', type=int, default=5,
-                    help="the TPG's attrib/login_timeout, in seconds")
-    ap.add_argument('--repeat', type=int, default=1)
-    ap.add_argument('--list', action='store_true', help='list the cases')
-    ap.add_argument('cases', nargs='*', metavar='CASE')
-    ctx = ap.parse_args()
-    if ctx.list:
-        for name, fn in CASES.items():
-            print(f'{name}: {(fn.__doc__ or "").split(chr(10))[0]}')
-        return 0
-    if not ctx.target or not ctx.cases:
-        ap.error('--target and at least one CASE are needed')
-    failed = 0
-    for _ in range(ctx.repeat):
-        for name in ctx.cases:
-            if name not in CASES:
-                ap.error(f'unknown case {name}')
-            try:
-                print(f'ok {name}: {CASES[name](ctx)}')
-            except (Fail, OSError) as e:
-                print(f'FAIL {name}: {e}')
-                failed += 1
-    return 1 if failed else 0
+    def options(ap):
+        ap.add_argument('--login-timeout', type=int, default=5,
+                        help="the TPG's attrib/login_timeout, in seconds")
+    return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-raw', options)
 
 
 if __name__ == '__main__':

@@ -286,6 +286,14 @@ ixt_show_tail() {
 	done
 }
 
+# ixt_rd_lun0 TPG RD PAGES: the ramdisk backstore RD of PAGES pages, LUN 0
+# of TPG.
+ixt_rd_lun0() {
+	mkdir -p "$2" && echo "rd_pages=$3" >"$2/control" &&
+		echo 1 >"$2/enable" &&
+		mkdir -p "$1/lun/lun_0" && ln -s "$2" "$1/lun/lun_0/rd"
+}
+
 # ixt_data_target TPG RD IB RD_PAGES PORTAL [ISER]: the target of the data
 # tests: TPG in demo mode (no authentication, writable), LUN 0 on the
 # ramdisk backstore RD of RD_PAGES pages, LUN 1 on the iblock backstore
@@ -294,12 +302,10 @@ ixt_show_tail() {
 ixt_data_target() {
 	local tpg=$1 rd=$2 ib=$3 pages=$4 portal=$5 iser=${6:-0}
 
-	mkdir -p "$rd" && echo "rd_pages=$pages" >"$rd/control" &&
-		echo 1 >"$rd/enable" &&
+	ixt_rd_lun0 "$tpg" "$rd" "$pages" &&
 		mkdir -p "$ib" && echo udev_path=/dev/nullb0 >"$ib/control" &&
 		echo 1 >"$ib/enable" &&
-		mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
-		ln -s "$rd" "$tpg/lun/lun_0/rd" && ln -s "$ib" "$tpg/lun/lun_1/nb" &&
+		mkdir -p "$tpg/lun/lun_1" && ln -s "$ib" "$tpg/lun/lun_1/nb" &&
 		mkdir "$tpg/np/$portal" &&
 		{ [ "$iser" = 0 ] || echo 1 >"$tpg/np/$portal/iser"; } &&
 		echo 0 >"$tpg/attrib/authentication" &&
@@ -361,6 +367,28 @@ ixt_work_rm() {
 	[ -n "$IXT_WORK" ] && rm -rf "$IXT_WORK"
 	IXT_WORK=
 }
+
+# ixt_iser_res: the RDMA resources iscsi_xt_iser holds, by kind: "pd N cq
+# N ...". (Counting every resource would count the CQ pool that ib_iser's
+# connections leave in rxe0 until the device goes.)
+ixt_iser_res() {
+	local k
+
+	for k in pd cq qp cm_id mr; do
+		echo "$k $(rdma res show "$k" 2>/dev/null | grep -cF '[iscsi_xt_iser]')"
+	done | paste -sd ' '
+}
+
+# ixt_cleanup: what a test's EXIT trap undoes: every open-iscsi session
+# logged out and node record deleted, the configuration cleared, the
+# target unloaded, the work folder removed.
+ixt_cleanup() {
+	iscsiadm -m node --logoutall=all
+	iscsiadm -m node -o delete
+	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
+	ixt_target_unload
+	ixt_work_rm
+} >/dev/null 2>&1
 
 # ixt_rw_1m DISK_W DISK_R MIB: 1 MiB of random data written to DISK_W at
 # MIB MiB with O_DIRECT reads back equal from DISK_R (the same LUN, seen
