@@ -296,13 +296,6 @@ static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
 	return true;
 }
 
-/* Under rx_lock: whether a completion must queue behind the backlog. */
-static bool ixt_iser_rx_behind(struct ixt_iser_conn *ic)
-{
-	lockdep_assert_held(&ic->rx_lock);
-	return ic->rx_backlog || ic->stopping;
-}
-
 static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
@@ -326,7 +319,7 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ib_dma_sync_single_for_cpu(ibdev, rx->sge[i].addr, PAGE_SIZE,
 					   DMA_FROM_DEVICE);
 	spin_lock_bh(&ic->rx_lock);
-	if (ixt_iser_rx_behind(ic)) {
+	if (ic->stopping || ic->rx_backlog) {
 		if (!ic->stopping)
 			list_add_tail(&rx->entry, &ic->rx_done);
 		spin_unlock_bh(&ic->rx_lock);
@@ -355,17 +348,17 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
 {
 	struct ixt_cmd *cmd = &container_of(x, struct ixt_iser_cmd, out)->cmd;
-	bool stopping, behind;
+	bool stopping, queued;
 
 	spin_lock_bh(&ic->rx_lock);
 	stopping = ic->stopping;
-	behind = ixt_iser_rx_behind(ic);
-	if (behind && !stopping)
+	queued = !stopping && ic->rx_backlog;
+	if (queued)
 		list_add_tail(&x->entry, &ic->fetched);
 	spin_unlock_bh(&ic->rx_lock);
 	if (stopping)
 		ixt_cmd_put(cmd);
-	else if (!behind)
+	else if (!queued)
 		ixt_conn_fetched(&ic->conn, cmd);
 }
 
@@ -668,13 +661,24 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 	return rdma_accept(ic->cm_id, &param);
 }
 
-/* No header, or (padded by the CM) four bytes of zeroes where it goes. */
-static bool ixt_iser_cm_hdr_absent(const struct rdma_conn_param *req)
+/*
+ * Why a connection request's iSER CM header is refused, or NULL. On
+ * InfiniBand and RoCE the CM pads private data with zeroes: four zero
+ * bytes where the header goes count as no header. A header without
+ * ZBVA_NOT_SUP says the initiator uses zero-based virtual addresses,
+ * which this target never does: it addresses the initiator's buffers by
+ * their virtual address.
+ */
+static const char *ixt_iser_cm_hdr_refused(const struct rdma_conn_param *req)
 {
 	const struct iser_cm_hdr *cm = req->private_data;
 
-	return !cm || req->private_data_len < sizeof(*cm) ||
-	       !memchr_inv(cm, 0, sizeof(*cm));
+	if (!cm || req->private_data_len < sizeof(*cm) ||
+	    !memchr_inv(cm, 0, sizeof(*cm)))
+		return "no iSER CM header";
+	if (!(cm->flags & ISER_ZBVA_NOT_SUP))
+		return "initiator wants zero-based addresses";
+	return NULL;
 }
 
 /**
@@ -696,22 +700,13 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 {
 	const struct rdma_conn_param *req = &ev->param.conn;
 	const struct iser_cm_hdr *cm = req->private_data;
+	const char *refused = ixt_iser_cm_hdr_refused(req);
 	struct ixt_iser_conn *ic;
 	int ret;
 
-	/*
-	 * On InfiniBand and RoCE the CM pads private data with zeroes, so
-	 * a request without a header reads as one whose initiator uses
-	 * zero-based virtual addresses: both are refused, as this target
-	 * addresses the initiator's buffers by their virtual address.
-	 */
-	if (!cm || req->private_data_len < sizeof(*cm) ||
-	    !(cm->flags & ISER_ZBVA_NOT_SUP)) {
+	if (refused) {
 		pr_warn_ratelimited("%pISpc: RDMA connection request rejected: %s\n",
-				    &id->route.addr.dst_addr,
-				    ixt_iser_cm_hdr_absent(req) ?
-				    "no iSER CM header" :
-				    "initiator wants zero-based addresses");
+				    &id->route.addr.dst_addr, refused);
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		return -EPROTO;
 	}

@@ -591,8 +591,7 @@ static u16 ixt_login_join(struct ixt_conn *conn)
 		u32 depth = sess->cmdsn_depth;
 
 		conn->ops->ffp_prepare(conn, &depth);
-		if (depth < sess->cmdsn_depth)
-			ixt_sess_window_limit(sess, depth);
+		ixt_sess_window_limit(sess, depth);
 	}
 	ret = ixt_sess_join(sess, conn);
 	if (ret) {

@@ -597,13 +597,13 @@ void ixt_sess_window_start(struct ixt_sess *sess, u32 depth)
 }
 
 /**
- * ixt_sess_window_limit() - a joining connection takes fewer commands
+ * ixt_sess_window_limit() - a joining connection may take fewer commands
  * @sess: the session.
  * @depth: the commands the connection can receive at once.
  *
- * The window's maximum comes down to @depth for the rest of the session;
- * MaxCmdSN, which never moves back, waits for ExpCmdSN to catch up. The
- * CmdSN queue still takes what an earlier MaxCmdSN allowed.
+ * The window's maximum comes down to @depth, if lower, for the rest of
+ * the session; MaxCmdSN, which never moves back, waits for ExpCmdSN to
+ * catch up. The CmdSN queue still takes what an earlier MaxCmdSN allowed.
  *
  * Context: Process context (the receive path); takes @sess->win_lock.
  */
