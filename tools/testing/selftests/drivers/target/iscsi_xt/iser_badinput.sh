@@ -27,6 +27,9 @@
 #   all answered, in order; 128 NOP-Outs and READs past MaxCmdSN: dropped
 #   silently, the session goes on; NOP-Out ping data of up to 8192 bytes
 #   echoed;
+# - a second connection (MaxConnections=2) joining the session with 40
+#   receive buffers (the module's recv_depth): the session's window comes
+#   down to the 24 commands it can take, on both connections;
 # - ABORT TASK of a 4 MiB write while its RDMA READs are in flight (the
 #   descriptor builder at 1 SGE and 4 KiB per work request, a send queue
 #   of 4): Function complete, or Task does not exist after the write's
@@ -72,7 +75,7 @@ cases_cm=(cm_no_header cm_zbva)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer)
 cases_unsol=(imm_over_fbl unsol_over_fbl imm_unaligned)
-cases_ffp=(nop_data nop_flood cmdsn_flood)
+cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
 cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"
 	"${cases_unsol[@]}" "${cases_ffp[@]}" "${cases_login[@]}")
@@ -151,7 +154,7 @@ open_iscsi_reads() {
 		ixt_iser_logout "$tgt" "$portal"
 }
 
-ixt_begin $((${#cases[@]} + 1 + 10 + 7))
+ixt_begin $((${#cases[@]} + 1 + 11 + 7))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
@@ -161,6 +164,7 @@ ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transpo
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
 		echo No >"$tpg/param/InitialR2T" &&
+		echo 2 >"$tpg/param/MaxConnections" &&
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 # The listener's cm_id, and nothing else.
@@ -192,6 +196,8 @@ ixt_check "logged: the Rejects of unsolicited data over FirstBurstLength" \
 	logged "rejecting opcode 0x01, reason 0x04" "rejecting opcode 0x05, reason 0x04"
 ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \
 	logged "CmdSN 0x[0-9a-f]+ outside 0x[0-9a-f]+\.\.0x[0-9a-f]+, dropped"
+ixt_check "logged: the joining connection's window of 24 commands" \
+	logged "command window 24, for the 40 receives posted"
 ixt_check "logged: ABORT TASK (task management function 1)" \
 	logged "task management function 1 on LUN 0"
 ixt_check "logged: the login with RDMAExtensions=No failed (0x0200)" \

@@ -590,6 +590,16 @@ def login_checked(conn, target, keys=None, **want):
     return conn
 
 
+def joined_to(conn, lead, target, keys, cid):
+    """@conn logged in as connection @cid of the session of @lead (same
+    ISID, its TSIH), its CmdSN the session's. Returns @conn."""
+    conn.isid, conn.cmdsn = lead.isid, lead.cmdsn
+    conn.login(target, keys, tsih=lead.tsih, cid=cid)
+    expect(conn.tsih == lead.tsih,
+           f'joined TSIH {conn.tsih}, the session has {lead.tsih}')
+    return conn
+
+
 def nop_logout(conn):
     """A NOP exchange and a Logout on @conn, logged in; what it saw."""
     conn.nop(b'ping')

@@ -39,7 +39,8 @@ from ixt_iscsi import (
     LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT, OP_SCSI_RSP, OP_TMF_RSP,
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
     expect, login_flags, nop_out, op_keys, scsi_cmd, tmf_req,
-    Cases, good, login_checked, nop_logout, pattern_kept, read_back)
+    Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
+    read_back)
 
 # The iSER CM header (include/scsi/iser.h, RFC 7145).
 ISER_ZBVA_NOT_SUP, ISER_SEND_W_INV_NOT_SUP = 0x80, 0x40
@@ -56,9 +57,14 @@ NR_SEND = 128
 DATA_BUF = 4 << 20      # the write and read buffer
 
 # Keys of an iSER login (RFC 7145): no MaxRecvDataSegmentLength.
-ISER_KEYS = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
-                    TargetRecvDataSegmentLength=str(RECV_DSL),
-                    InitiatorRecvDataSegmentLength=str(RECV_DSL))
+def iser_keys(**changes):
+    """The keys of an iSER login, with op_keys()'s @changes."""
+    return op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
+                   TargetRecvDataSegmentLength=str(RECV_DSL),
+                   InitiatorRecvDataSegmentLength=str(RECV_DSL), **changes)
+
+
+ISER_KEYS = iser_keys()
 
 # Where on the LUN (512-byte blocks) the writes go.
 RW_LBA = 16
@@ -491,14 +497,8 @@ def case_write_edtl_over_buffer(ctx):
     return fetch_refused(ctx, 'EDTL over the buffer', small)
 
 
-IMM = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
-              TargetRecvDataSegmentLength=str(RECV_DSL),
-              InitiatorRecvDataSegmentLength=str(RECV_DSL),
-              ImmediateData='Yes', FirstBurstLength='4096')
-UNSOL = op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
-                TargetRecvDataSegmentLength=str(RECV_DSL),
-                InitiatorRecvDataSegmentLength=str(RECV_DSL),
-                ImmediateData='Yes', InitialR2T='No', FirstBurstLength='4096')
+IMM = iser_keys(ImmediateData='Yes', FirstBurstLength='4096')
+UNSOL = iser_keys(ImmediateData='Yes', InitialR2T='No', FirstBurstLength='4096')
 
 
 @case
@@ -628,6 +628,54 @@ def case_cmdsn_flood(ctx):
     expect(status == 0, f'READ(10) status 0x{status:02x}')
     conn.logout()
     return '128 PDUs past MaxCmdSN dropped, the session goes on'
+
+
+# The iSER module's receive buffers per connection, read when one is accepted.
+RECV_DEPTH = '/sys/module/iscsi_xt_iser/parameters/recv_depth'
+# recv_depth 40 less the 16 receives kept for unexpected PDUs, one per
+# command (InitialR2T=Yes): the window a connection can take.
+JOIN_RECVS, JOIN_WINDOW = 40, 24
+
+
+def window(conn):
+    """The command window @conn was last given: MaxCmdSN - ExpCmdSN + 1,
+    every request it sent being answered."""
+    return (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+
+
+@case
+def case_mcs_window_limit(ctx):
+    """A second connection (MaxConnections=2) joins the session with 40
+    receive buffers (recv_depth), fewer than the session's window needs:
+    the window comes down to the 24 commands it can take, on both
+    connections, once ExpCmdSN has caught up with the old MaxCmdSN."""
+    keys = iser_keys(MaxConnections='2')
+    a = logged_in(ctx, keys, MaxConnections='2')
+    a.nop()
+    before = window(a)
+    expect(before > JOIN_WINDOW,
+           f'window {before} before the join: nothing to lower')
+    with open(RECV_DEPTH) as f:
+        depth = f.read().strip()
+    with open(RECV_DEPTH, 'w') as f:
+        f.write(str(JOIN_RECVS))
+    try:
+        b = joined_to(connect(ctx), a, ctx.target, keys, 1)
+    finally:
+        with open(RECV_DEPTH, 'w') as f:
+            f.write(depth)
+    for _ in range(before + 1):
+        b.nop()
+    expect(window(b) == JOIN_WINDOW,
+           f'window {window(b)} on the joined connection, not {JOIN_WINDOW}')
+    a.cmdsn = b.cmdsn
+    a.nop()
+    expect(window(a) == JOIN_WINDOW,
+           f'window {window(a)} on the leading connection, not {JOIN_WINDOW}')
+    a.logout()
+    b.expect_closed(5.0)
+    b.close()
+    return f'window {before} before the join, {JOIN_WINDOW} after'
 
 
 @case

@@ -34,7 +34,8 @@ from ixt_iscsi import (
     login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd, text_req,
     tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
-    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, login_checked, nop_logout, pattern_kept, read_back)
+    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
+    read_back)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -957,14 +958,8 @@ def case_ffp_text_key_twice(ctx):
 
 
 def joined(ctx, lead, keys, cid):
-    """A connection @cid added to the session of @lead (same ISID, its
-    TSIH), its CmdSN the session's."""
-    conn = connect(ctx)
-    conn.isid, conn.cmdsn = lead.isid, lead.cmdsn
-    conn.login(ctx.target, keys, tsih=lead.tsih, cid=cid)
-    expect(conn.tsih == lead.tsih,
-           f'joined TSIH {conn.tsih}, the session has {lead.tsih}')
-    return conn
+    """A connection @cid added to the session of @lead."""
+    return joined_to(connect(ctx), lead, ctx.target, keys, cid)
 
 
 @case
