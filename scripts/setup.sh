@@ -29,7 +29,7 @@ packages=(
 	targetcli-fb python3-rtslib-fb dbus
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
-	iperf3 perftest gnuplot-nox
+	iperf3 perftest gnuplot-nox linux-perf
 )
 
 log() { printf 'setup: %s\n' "$*"; }

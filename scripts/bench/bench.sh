@@ -6,11 +6,18 @@
 # over TCP, iscsi_xt against iscsi_target_mod; over iSER (soft-RoCE rxe0),
 # iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert.
 #
-#   scripts/bench/bench.sh [-q | -s] [-r ROUNDS] [-t LIST] [-p PARAMS] [CELL...]
+#   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-p PARAMS] [CELL...]
 #
 #   -q          quick: one round, 3 s cells after a 1 s ramp
 #   -s          smoke test of the harness (make check): one round of 1 s
 #               cells, 4 KiB random reads at iodepth 1 and writes at 32
+#   -P          profile: perf samples the whole guest during each cell
+#               (cpu-clock, 250 Hz); its time per module and symbol goes
+#               to build/bench/profile/ (the sampling costs CPU: the
+#               cells' numbers are then not for comparison with others).
+#               Not in make check: enabling perf events patches kernel
+#               text, and under TCG that once ended in an int3 oops in
+#               __schedule (seen in a smoke run; never without -P)
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
 #   -t LIST     transports, in the order run: tcp, iser or tcp,iser
 #               (default: both); may be repeated
@@ -27,8 +34,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=3 runtime=10 ramp=2
 
-smoke= name=bench xt_params= transports=
-while getopts "qsr:t:p:" opt; do
+smoke= name=bench xt_params= transports= profile=
+while getopts "qsPr:t:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
@@ -45,6 +52,7 @@ while getopts "qsr:t:p:" opt; do
 			esac
 		done ;;
 	p)	xt_params=$OPTARG ;;
+	P)	profile=1 ;;
 	*)	exit 2 ;;
 	esac
 done
@@ -57,11 +65,16 @@ ntp=$(wc -w <<<"$transports")
 make -s -C "$top" modules
 IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t $((5400 * ntp)) -n "$name" \
 	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" \
-	"$transports" "$@"
+	"$transports" "$profile" "$@"
 
 out=$build/$name
 mkdir -p "$out"
 cp "$build/vm/$name/cells.jsonl" "$out/"
+if [ -n "$profile" ]; then
+	rm -rf "$out/profile"
+	mkdir -p "$out/profile"
+	cp "$build/vm/$name"/fio/*.perf.txt "$out/profile/"
+fi
 {
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
 	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
@@ -71,6 +84,7 @@ cp "$build/vm/$name/cells.jsonl" "$out/"
 	*)	echo "transports: $transports" ;;
 	esac
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
+	[ -z "$profile" ] || echo "profiled with perf: CPU numbers include the sampling"
 } >"$out/header.txt"
 cat "$out/header.txt"
 "$top/scripts/bench/report.py" "$out/cells.jsonl" "$out"

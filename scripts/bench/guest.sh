@@ -13,10 +13,12 @@
 # device, raw TCP over the test veth pair (tcp) and RDMA over rxe0 with
 # perftest (iser).
 #
-#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS [CELL...]
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 # TRANSPORTS: "tcp", "iser" or both, space-separated, in the order run.
+# PROFILE: non-empty to record each cell with perf; the report, by module
+# and by symbol, goes next to fio's JSON as *.perf.txt.
 #
 # One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl;
 # fio's JSON and messages per cell are kept in $IXT_OUT/fio/, perftest's
@@ -26,8 +28,8 @@ set -uo pipefail
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
-rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5
-shift 5
+rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6
+shift 6
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
@@ -71,15 +73,18 @@ tcp_trouble() {
 # guest's CPU time and the TCP trouble it met.
 run_cell() {
 	local target=$1 tp=$2 bs=$3 cell=$4 dev=$5 round=$6 b0 b1 tcp rc
-	local f=$IXT_OUT/fio/$1-$2-$3-$4-r$6
+	local f=$IXT_OUT/fio/$1-$2-$3-$4-r$6 perf=()
 
+	[ -n "$profile" ] &&
+		perf=(perf stat -a -x ";" -o "$f.stat" -e "$perf_events" --
+		      perf record -q -a -F 250 -e cpu-clock -o "/run/$(basename "$f").perf" --)
 	tcp_trouble >/dev/null
 	b0=$(cpu_busy)
 	# A target that stops answering fails the cell once the initiator
 	# gives up (SCSI timeout, then the session's replacement timeout);
 	# the timeout only bounds whatever would outlast that.
 	# shellcheck disable=SC2046
-	timeout -k 30 $((runtime + ramp + 300)) \
+	timeout -k 30 $((runtime + ramp + 300)) "${perf[@]}" \
 		fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$runtime" --ramp_time="$ramp" \
 		--output-format=json --output="$f.json" $(cell_args "$cell") \
@@ -87,7 +92,39 @@ run_cell() {
 	rc=$?
 	b1=$(cpu_busy)
 	tcp=$(tcp_trouble)
+	[ -n "$profile" ] && perf_report "/run/$(basename "$f").perf" "$f.perf.txt"
 	echo "$target $tp $bs $cell $round $((b1 - b0)) $tcp $rc $f.json" >>"$pending"
+}
+
+# What the profile counts besides the samples: the scheduling an IO costs.
+perf_events=context-switches,cpu-migrations,workqueue:workqueue_execute_start,irq:softirq_entry
+target_mods=" [iscsi_target_mod] [ib_isert] [iscsi_xt] [iscsi_xt_iser] "
+
+# perf_report DATA TEXT: where the guest's CPU went during a cell, by
+# module (symbols of modules that were loaded from outside /lib/modules
+# are told apart through /proc/kallsyms), then by symbol, self time.
+perf_report() {
+	perf report -i "$1" --stdio --no-children --sort dso,sym -g none \
+		2>/dev/null | grep '%' >"$1.syms"
+	{
+		echo "== by module"
+		awk 'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
+		     { p = $1; sub("%", "", p); m = $2
+		       if ($3 == "[k]") m = ($4 in mod) ? mod[$4] : "[kernel]"
+		       sum[m] += p }
+		     END { for (m in sum) if (sum[m] >= 0.1)
+				printf "%7.2f%%  %s\n", sum[m], m }' \
+			/proc/kallsyms "$1.syms" | sort -rn
+		echo "== by symbol"
+		awk '$1 + 0 >= 0.2' "$1.syms"
+		echo "== the targets' own modules, by symbol"
+		awk -v mods="$target_mods" \
+			'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
+			 $3 == "[k]" && index(mods, " " mod[$4] " ") {
+				printf "%8s  %-18s %s\n", $1, mod[$4], $4 }' \
+			/proc/kallsyms "$1.syms"
+	} >"$2"
+	rm -f "$1" "$1.syms"
 }
 
 # Append the cells run_cell queued to cells.jsonl: one Python start-up
@@ -122,6 +159,16 @@ for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
         rec.update(iops=ios / secs, bw=bw, p50_us=lat.get("50.000000", 0) / 1000,
                    p99_us=lat.get("99.000000", 0) / 1000,
                    cpu_us_per_io=busy_s * 1e6 / ios if ios else None)
+        # With -P: what perf stat counted, per IO, pro rata as the CPU.
+        try:
+            with open(path[:-len(".json")] + ".stat") as f:
+                for line in f:
+                    v = line.split(";")
+                    if len(v) > 2 and v[0].replace(".", "").isdigit() and ios:
+                        rec["per_io_" + v[2].split(":")[-1]] = round(
+                            float(v[0]) * secs / (secs + int(ramp)) / ios, 2)
+        except OSError:
+            pass
     except Exception as e:
         rec["error"] = "fio: %s" % e
     print(json.dumps(rec))
