@@ -25,6 +25,16 @@
  * - Divide: a piece larger than the room left in a work request is split;
  *   its rest starts the next work request.
  *
+ * In fast-registration (page-list) mode, &ixt_rd_limits.page_size not 0,
+ * the SGEs of each work request become the page list of one memory
+ * region (the sink of an RDMA READ over iWARP must be one), so they must
+ * leave no gap in its pages: every SGE but the first starts on a page
+ * boundary and every SGE but the last ends on one, and the work request
+ * spans at most &ixt_rd_limits.max_pages pages, from the page of its
+ * first byte. A piece that cannot join a work request under these rules
+ * starts the next one, and a piece is divided at the last page as at the
+ * byte limit. Plain mode, page_size 0, has no such rules.
+ *
  * The REQUEST STATE (&struct ixt_rd_state: current piece, offset in it,
  * work requests emitted, the total computed before the first one) stays
  * with the transfer, so a transfer that finds the send queue full builds
@@ -48,10 +58,17 @@ struct ixt_rd_piece {
  * @max_sge: SGEs per work request, at least 1 (the device's max_send_sge
  *	for RDMA WRITEs, max_sge_rd for RDMA READs).
  * @max_wr_len: bytes per work request, at least 1.
+ * @page_size: 0 for plain SGEs; else the page size, a power of two, of
+ *	the memory region each work request's SGEs are registered as
+ *	(page-list mode).
+ * @max_pages: in page-list mode, pages a work request may span, at least
+ *	1 (the memory region's page list length); ignored in plain mode.
  */
 struct ixt_rd_limits {
 	u32 max_sge;
 	u32 max_wr_len;
+	u32 page_size;
+	u32 max_pages;
 };
 
 /**

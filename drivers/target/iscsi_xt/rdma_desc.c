@@ -5,17 +5,39 @@
  */
 
 #include <linux/errno.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <iscsi_xt/rdma_desc.h>
 
 /*
+ * Page mode: whether a new SGE at @addr may join a work request of
+ * @nr_sge SGEs whose last one ends at @end, leaving no gap in the page
+ * list of its memory region. The first SGE cuts @room to the bytes from
+ * it to the end of the last page the work request may span.
+ */
+static bool ixt_rd_page_ok(const struct ixt_rd_limits *lim, u32 nr_sge,
+			   u64 addr, u64 end, u32 *room)
+{
+	u64 mask = lim->page_size - 1, span;
+
+	if (nr_sge)
+		return !(addr & mask) && !(end & mask);
+	span = (u64)lim->max_pages * lim->page_size - (addr & mask);
+	if (span < *room)
+		*room = span;
+	return true;
+}
+
+/*
  * Builds the next work request of @st into @wr and @sges (room for
  * lim.max_sge), or only advances @st when @wr is %NULL: the same walk
- * counts the work requests up front and builds them later.
+ * counts the work requests up front and builds them later. @pages is
+ * whether lim.page_size is set, a constant in each caller.
  */
-static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
-		       struct ixt_rd_sge *sges)
+static __always_inline void ixt_rd_walk(struct ixt_rd_state *st,
+					struct ixt_rd_wr *wr,
+					struct ixt_rd_sge *sges, bool pages)
 {
 	u32 room = st->lim.max_wr_len, nr_sge = 0, wr_len = 0, n;
 	u64 addr, sge_addr = 0;
@@ -31,6 +53,12 @@ static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
 			   addr - sge_addr == sge_len)) {
 			if (nr_sge == st->lim.max_sge)
 				break;
+			if (pages) {
+				if (!ixt_rd_page_ok(&st->lim, nr_sge, addr,
+						    sge_addr + sge_len, &room))
+					break;
+				n = min(n, room);
+			}
 			nr_sge++;
 			sge_addr = addr;
 			sge_len = 0;
@@ -59,6 +87,16 @@ static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
 	st->wrs_done++;
 }
 
+/* Page mode in a copy of its own, so that plain mode pays nothing for it. */
+static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
+		       struct ixt_rd_sge *sges)
+{
+	if (st->lim.page_size)
+		ixt_rd_walk(st, wr, sges, true);
+	else
+		ixt_rd_walk(st, wr, sges, false);
+}
+
 /**
  * ixt_rd_init() - start the REQUEST STATE of a transfer
  * @st: the state to set up.
@@ -73,9 +111,9 @@ static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
  * (&ixt_rd_state.nr_wrs), before the first one is built.
  *
  * Context: Any context.
- * Return: 0, or -EINVAL for a limit of 0, pieces that do not add up to
- * @len, or a piece or remote buffer that runs past the end of the 64-bit
- * address space.
+ * Return: 0, or -EINVAL for a limit of 0, a page size that is not a
+ * power of two, pieces that do not add up to @len, or a piece or remote
+ * buffer that runs past the end of the 64-bit address space.
  */
 int ixt_rd_init(struct ixt_rd_state *st, const struct ixt_rd_piece *pieces,
 		u32 nr_pieces, u64 raddr, u32 len,
@@ -86,6 +124,8 @@ int ixt_rd_init(struct ixt_rd_state *st, const struct ixt_rd_piece *pieces,
 	u32 i;
 
 	if (!lim->max_sge || !lim->max_wr_len ||
+	    (lim->page_size && (!is_power_of_2(lim->page_size) ||
+				!lim->max_pages)) ||
 	    check_add_overflow(raddr, (u64)len, &end))
 		return -EINVAL;
 	for (i = 0; i < nr_pieces; i++) {

@@ -4,12 +4,14 @@
  * builder of RDMA work requests. Figures 7 and 8 of the seed and other
  * layouts as test vectors (contiguous pieces in one SGE, one SGE a work
  * request, empty pieces, the ends of the 32-bit lengths and of the 64-bit
- * address space), the state between two calls, a huge piece divided, the
- * rejected transfers, and a brute-force model of random transfers built a
- * few work requests a call, as a send queue with few free slots takes
- * them: every byte moved exactly once and in order, each work request
- * within the limits and as full as they allow, the total known before the
- * first one, and the same chain however the calls cut it.
+ * address space, and in page-list mode whole pages joined, pieces
+ * starting or ending mid-page, the page span dividing a piece), the state
+ * between two calls, a huge piece divided, the rejected transfers, and a
+ * brute-force model of random transfers, plain and in page-list mode,
+ * built a few work requests a call, as a send queue with few free slots
+ * takes them: every byte moved exactly once and in order, each work
+ * request within the limits and as full as they allow, the total known
+ * before the first one, and the same chain however the calls cut it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -124,43 +126,92 @@ static void print_xfer(const struct xfer *x)
 {
 	u32 i;
 
-	printf("#   raddr %#llx len %#x max_sge %u max_wr_len %u\n",
+	printf("#   raddr %#llx len %#x max_sge %u max_wr_len %u page_size %u max_pages %u\n",
 	       (unsigned long long)x->raddr, x->len, x->lim.max_sge,
-	       x->lim.max_wr_len);
+	       x->lim.max_wr_len, x->lim.page_size, x->lim.max_pages);
 	for (i = 0; i < x->nr_pieces; i++)
 		printf("#   piece %u: %#llx+%#x\n", i,
 		       (unsigned long long)x->pieces[i].addr,
 		       x->pieces[i].len);
 }
 
+/* ---- The rules ----------------------------------------------------- */
+
+/* Whether @addr is on a page boundary; every address is in plain mode. */
+static bool on_page(const struct ixt_rd_limits *lim, u64 addr)
+{
+	return !lim->page_size || addr % lim->page_size == 0;
+}
+
+/* The pages @len bytes from @addr on span, in page mode. */
+static u64 span(const struct ixt_rd_limits *lim, u64 addr, u64 len)
+{
+	return (addr % lim->page_size + len + lim->page_size - 1) /
+	       lim->page_size;
+}
+
+/*
+ * Whether the byte at @addr may join work request @wr, whose SGEs are
+ * @sge: the work request has room for a byte (bytes, and pages from the
+ * page of its first byte), and the byte follows on from its last SGE, or
+ * it has room for an SGE and, in page mode, the last SGE ends and the
+ * byte starts on a page boundary (no gap in the memory region).
+ */
+static bool byte_joins(const struct ixt_rd_limits *lim,
+		       const struct ixt_rd_wr *wr,
+		       const struct ixt_rd_sge *sge, u64 addr)
+{
+	u64 end = sge[wr->nr_sge - 1].addr + sge[wr->nr_sge - 1].len;
+
+	if (wr->len >= lim->max_wr_len ||
+	    (lim->page_size &&
+	     span(lim, sge[0].addr, wr->len + 1ULL) > lim->max_pages))
+		return false;
+	return addr == end ||
+	       (wr->nr_sge < lim->max_sge && on_page(lim, end) &&
+		on_page(lim, addr));
+}
+
 /* ---- The model ----------------------------------------------------- */
 
 /*
  * The model takes the transfer one byte at a time and puts each byte
- * where the rules say, in the simplest terms. A byte that follows on from
- * the last SGE goes at its end if its work request has room for a byte;
- * else it takes a new SGE of that work request if that has room for a
- * byte and an SGE; else it starts a new work request, at the remote
- * address where the last one ends.
+ * where the rules say, in the simplest terms. A byte that may join the
+ * last work request (byte_joins()) goes at the end of its last SGE if it
+ * follows on from it, else in a new SGE; else it starts a new work
+ * request, at the remote address where the last one ends.
  */
 static void model_byte(struct chain *c, const struct xfer *x, u64 addr)
 {
 	struct ixt_rd_wr *wr = c->nr_wr ? &c->wr[c->nr_wr - 1] : NULL;
 	struct ixt_rd_sge *last = c->nr_sge ? &c->sge[c->nr_sge - 1] : NULL;
 
-	if (wr && wr->len < x->lim.max_wr_len) {
+	if (wr && byte_joins(&x->lim, wr, &c->sge[wr->sge_first], addr)) {
 		if (last->addr + last->len == addr) {
 			last->len++;
 			wr->len++;
-			return;
-		}
-		if (wr->nr_sge < x->lim.max_sge) {
+		} else {
 			chain_add_sge(c, addr, 1);
-			return;
 		}
+		return;
 	}
 	chain_add_wr(c, wr ? wr->raddr + wr->len : x->raddr);
 	chain_add_sge(c, addr, 1);
+}
+
+/*
+ * The bytes the last work request of @c may still take: up to
+ * max_wr_len, and in page mode up to the end of its last page.
+ */
+static u32 wr_room(const struct xfer *x, const struct chain *c)
+{
+	const struct ixt_rd_wr *wr = &c->wr[c->nr_wr - 1];
+	u64 room = x->lim.max_wr_len - wr->len, ps = x->lim.page_size;
+
+	if (ps)
+		room = min(room, x->lim.max_pages * ps -
+				 c->sge[wr->sge_first].addr % ps - wr->len);
+	return room;
 }
 
 /*
@@ -182,8 +233,7 @@ static void model_build(const struct xfer *x, struct chain *c, bool bytewise)
 			left--;
 			if (bytewise)
 				continue;
-			n = min(left, x->lim.max_wr_len -
-				      c->wr[c->nr_wr - 1].len);
+			n = min(left, wr_room(x, c));
 			c->sge[c->nr_sge - 1].len += n;
 			c->wr[c->nr_wr - 1].len += n;
 			addr += n;
@@ -229,14 +279,19 @@ static bool take_sge(const struct xfer *x, u32 *cur, u32 *off,
  * What a chain of @x must be, whoever built it. Each work request has 1
  * to max_sge SGEs, none empty and none following on from the one before
  * it (they would be one), moves the sum of its SGEs, at most max_wr_len
- * bytes, from the remote address where the one before it ended; and it
- * could not take the first byte of the next one (greedy): it is full, or
- * it has max_sge SGEs and that byte does not follow on from the last one.
- * The SGEs in order are the bytes of the pieces, each exactly once.
+ * bytes, from the remote address where the one before it ended; in page
+ * mode, its SGEs but the first start on a page boundary, its SGEs but the
+ * last end on one, and it spans at most max_pages pages; and it could not
+ * take the first byte of the next one (greedy): it is full, in bytes or
+ * pages, or that byte does not follow on from its last SGE and it has
+ * max_sge SGEs or, in page mode, that byte or the end of its last SGE is
+ * not on a page boundary. The SGEs in order are the bytes of the pieces,
+ * each exactly once.
  */
 static void check_chain(const struct xfer *x, const struct chain *c)
 {
-	const struct ixt_rd_sge *sge, *last, *next;
+	const struct ixt_rd_limits *lim = &x->lim;
+	const struct ixt_rd_sge *sge, *next;
 	u32 i, j, len, cur = 0, off = 0;
 	const struct ixt_rd_wr *wr;
 	u64 raddr = x->raddr;
@@ -256,20 +311,24 @@ static void check_chain(const struct xfer *x, const struct chain *c)
 			    (j && !MEXPECT_NE(sge[j].addr,
 					      sge[j - 1].addr +
 					      sge[j - 1].len)) ||
+			    (j && !MEXPECT_TRUE(on_page(lim, sge[j].addr))) ||
+			    (j + 1 < wr->nr_sge &&
+			     !MEXPECT_TRUE(on_page(lim, sge[j].addr +
+						   sge[j].len))) ||
 			    !take_sge(x, &cur, &off, &sge[j]))
 				goto bad;
 			len += sge[j].len;
 		}
 		if (!MEXPECT_EQ(wr->len, len) ||
-		    !MEXPECT_TRUE(wr->len <= x->lim.max_wr_len))
+		    !MEXPECT_TRUE(wr->len <= lim->max_wr_len) ||
+		    (lim->page_size &&
+		     !MEXPECT_TRUE(span(lim, sge[0].addr, wr->len) <=
+				   lim->max_pages)))
 			goto bad;
 		if (i + 1 < c->nr_wr) {
-			last = &sge[wr->nr_sge - 1];
 			next = &c->sge[c->wr[i + 1].sge_first];
-			if (!MEXPECT_TRUE(wr->len == x->lim.max_wr_len ||
-					  (wr->nr_sge == x->lim.max_sge &&
-					   next->addr !=
-					   last->addr + last->len)))
+			if (!MEXPECT_FALSE(byte_joins(lim, wr, sge,
+						      next->addr)))
 				goto bad;
 		}
 		raddr += wr->len;
@@ -324,6 +383,8 @@ static bool same_state(const struct ixt_rd_state *a,
 	return a->pieces == b->pieces && a->nr_pieces == b->nr_pieces &&
 	       a->lim.max_sge == b->lim.max_sge &&
 	       a->lim.max_wr_len == b->lim.max_wr_len &&
+	       a->lim.page_size == b->lim.page_size &&
+	       a->lim.max_pages == b->lim.max_pages &&
 	       a->raddr == b->raddr && a->len == b->len &&
 	       a->done == b->done && a->cur == b->cur && a->off == b->off &&
 	       a->nr_wrs == b->nr_wrs && a->wrs_done == b->wrs_done;
@@ -344,6 +405,8 @@ static void check_state(const struct ixt_rd_state *st,
 		     st->nr_pieces == before->nr_pieces &&
 		     st->lim.max_sge == before->lim.max_sge &&
 		     st->lim.max_wr_len == before->lim.max_wr_len &&
+		     st->lim.page_size == before->lim.page_size &&
+		     st->lim.max_pages == before->lim.max_pages &&
 		     st->len == before->len);
 	MEXPECT_EQ(st->nr_wrs, before->nr_wrs);
 	MEXPECT_EQ(st->done - before->done, built);
@@ -489,7 +552,7 @@ static const struct {
 } vectors[] = {
 	{
 		"figure 7: piece 1 divided over two work requests",
-		{ 4, 64 * KIB }, 0x10000000,
+		{ 4, 64 * KIB, 0, 0 }, 0x10000000,
 		3, { { 0x100000, 40 * KIB }, { 0x300000, 48 * KIB },
 		     { 0x200000, 16 * KIB } },
 		2, { { 0x10000000, 2, { { 0x100000, 40 * KIB },
@@ -498,20 +561,20 @@ static const struct {
 					{ 0x200000, 16 * KIB } } } },
 	}, {
 		"figure 8: piece 0 divided, piece 1 with its rest",
-		{ 4, 64 * KIB }, 0x20000000,
+		{ 4, 64 * KIB, 0, 0 }, 0x20000000,
 		2, { { 0x100000, 96 * KIB }, { 0x300000, 16 * KIB } },
 		2, { { 0x20000000, 1, { { 0x100000, 64 * KIB } } },
 		     { 0x20010000, 2, { { 0x110000, 32 * KIB },
 					{ 0x300000, 16 * KIB } } } },
 	}, {
 		"figure 8, piece 1 contiguous: one SGE with the rest",
-		{ 4, 64 * KIB }, 0x20000000,
+		{ 4, 64 * KIB, 0, 0 }, 0x20000000,
 		2, { { 0x100000, 96 * KIB }, { 0x118000, 16 * KIB } },
 		2, { { 0x20000000, 1, { { 0x100000, 64 * KIB } } },
 		     { 0x20010000, 1, { { 0x110000, 48 * KIB } } } },
 	}, {
 		"contiguous neighbours share an SGE",
-		{ 2, 64 * KIB }, 0x1000,
+		{ 2, 64 * KIB, 0, 0 }, 0x1000,
 		5, { { 0x10000, 4 * KIB }, { 0x11000, 4 * KIB },
 		     { 0x12000, 8 * KIB }, { 0x40000, 4 * KIB },
 		     { 0x41000, 4 * KIB } },
@@ -519,14 +582,14 @@ static const struct {
 				    { 0x40000, 8 * KIB } } } },
 	}, {
 		"max_sge 1: contiguous pieces still share the SGE",
-		{ 1, 64 * KIB }, 0,
+		{ 1, 64 * KIB, 0, 0 }, 0,
 		4, { { 0x10000, 4 * KIB }, { 0x11000, 4 * KIB },
 		     { 0x30000, 4 * KIB }, { 0x31000, 8 * KIB } },
 		2, { { 0, 1, { { 0x10000, 8 * KIB } } },
 		     { 0x2000, 1, { { 0x30000, 12 * KIB } } } },
 	}, {
 		"max_sge 1: every other piece its own work request",
-		{ 1, 64 * KIB }, 0x5000,
+		{ 1, 64 * KIB, 0, 0 }, 0x5000,
 		4, { { 0x90000, 512 }, { 0x10000, 4 * KIB }, { 0x80000, 1 },
 		     { 0x20000, 8 * KIB } },
 		4, { { 0x5000, 1, { { 0x90000, 512 } } },
@@ -535,7 +598,7 @@ static const struct {
 		     { 0x6201, 1, { { 0x20000, 8 * KIB } } } },
 	}, {
 		"max_sge reached: the next piece starts a work request",
-		{ 2, 64 * KIB }, 0,
+		{ 2, 64 * KIB, 0, 0 }, 0,
 		5, { { 0x10000, KIB }, { 0x20000, KIB }, { 0x30000, KIB },
 		     { 0x40000, KIB }, { 0x50000, KIB } },
 		3, { { 0, 2, { { 0x10000, KIB }, { 0x20000, KIB } } },
@@ -543,13 +606,13 @@ static const struct {
 		     { 0x1000, 1, { { 0x50000, KIB } } } },
 	}, {
 		"a full work request: a contiguous piece starts the next",
-		{ 4, 8 * KIB }, 0x100,
+		{ 4, 8 * KIB, 0, 0 }, 0x100,
 		2, { { 0x10000, 8 * KIB }, { 0x12000, 4 * KIB } },
 		2, { { 0x100, 1, { { 0x10000, 8 * KIB } } },
 		     { 0x2100, 1, { { 0x12000, 4 * KIB } } } },
 	}, {
 		"a piece divided over three work requests",
-		{ 4, 4 * KIB }, 0,
+		{ 4, 4 * KIB, 0, 0 }, 0,
 		3, { { 0x1000, KIB }, { 0x10000, 10 * KIB },
 		     { 0x20000, KIB } },
 		3, { { 0, 2, { { 0x1000, KIB }, { 0x10000, 3 * KIB } } },
@@ -558,7 +621,7 @@ static const struct {
 				    { 0x20000, KIB } } } },
 	}, {
 		"empty pieces skipped, contiguity seen across them",
-		{ 4, 64 * KIB }, 0x3000,
+		{ 4, 64 * KIB, 0, 0 }, 0x3000,
 		7, { { 0x5000, 0 }, { 0x10000, 4 * KIB }, { 0x99999, 0 },
 		     { 0x11000, 4 * KIB }, { 0x12000, 0 },
 		     { 0x40000, 2 * KIB }, { 0, 0 } },
@@ -566,18 +629,18 @@ static const struct {
 				    { 0x40000, 2 * KIB } } } },
 	}, {
 		"an empty piece takes no SGE",
-		{ 1, 64 * KIB }, 0,
+		{ 1, 64 * KIB, 0, 0 }, 0,
 		3, { { 0x10000, 4 * KIB }, { 0x20000, 0 },
 		     { 0x11000, 4 * KIB } },
 		1, { { 0, 1, { { 0x10000, 8 * KIB } } } },
 	}, {
 		"only empty pieces: nothing to build",
-		{ 4, 64 * KIB }, 0x3000,
+		{ 4, 64 * KIB, 0, 0 }, 0x3000,
 		2, { { 0x5000, 0 }, { 0x6000, 0 } },
 		0, { },
 	}, {
 		"one-byte work requests",
-		{ 4, 1 }, 0xfff,
+		{ 4, 1, 0, 0 }, 0xfff,
 		2, { { 0x10, 3 }, { 0x13, 1 } },
 		4, { { 0xfff, 1, { { 0x10, 1 } } },
 		     { 0x1000, 1, { { 0x11, 1 } } },
@@ -585,13 +648,13 @@ static const struct {
 		     { 0x1002, 1, { { 0x13, 1 } } } },
 	}, {
 		"a piece that ends where the last starts is not contiguous",
-		{ 4, 64 * KIB }, 0,
+		{ 4, 64 * KIB, 0, 0 }, 0,
 		2, { { 0x20000, 4 * KIB }, { 0x1f000, 4 * KIB } },
 		1, { { 0, 2, { { 0x20000, 4 * KIB },
 			       { 0x1f000, 4 * KIB } } } },
 	}, {
 		"at the top of both address spaces",
-		{ 4, 4 * KIB }, 0xffffffffffffe001ULL,
+		{ 4, 4 * KIB, 0, 0 }, 0xffffffffffffe001ULL,
 		2, { { 0xffffffffffffe000ULL, 0x1000 },
 		     { 0xfffffffffffff000ULL, 0xffe } },
 		2, { { 0xffffffffffffe001ULL, 1,
@@ -600,37 +663,126 @@ static const struct {
 		       { { 0xfffffffffffff000ULL, 0xffe } } } },
 	}, {
 		"at the top of both address spaces, in one SGE",
-		{ 1, 64 * KIB }, 0xffffffffffffe001ULL,
+		{ 1, 64 * KIB, 0, 0 }, 0xffffffffffffe001ULL,
 		2, { { 0xffffffffffffe000ULL, 0x1000 },
 		     { 0xfffffffffffff000ULL, 0xffe } },
 		1, { { 0xffffffffffffe001ULL, 1,
 		       { { 0xffffffffffffe000ULL, 0x1ffe } } } },
 	}, {
 		"4 GiB - 1 in one work request",
-		{ 2, U32_MAX }, 0,
+		{ 2, U32_MAX, 0, 0 }, 0,
 		1, { { 0x100000000ULL, U32_MAX } },
 		1, { { 0, 1, { { 0x100000000ULL, U32_MAX } } } },
 	}, {
 		"4 GiB - 1 in two contiguous halves: one SGE",
-		{ 1, U32_MAX }, 0x1000,
+		{ 1, U32_MAX, 0, 0 }, 0x1000,
 		2, { { 0x100000000ULL, 0x80000000 },
 		     { 0x180000000ULL, 0x7fffffff } },
 		1, { { 0x1000, 1, { { 0x100000000ULL, U32_MAX } } } },
 	}, {
 		"4 GiB - 1 in 2 GiB work requests",
-		{ 1, 0x80000000 }, 0,
+		{ 1, 0x80000000, 0, 0 }, 0,
 		1, { { 0x100000000ULL, U32_MAX } },
 		2, { { 0, 1, { { 0x100000000ULL, 0x80000000 } } },
 		     { 0x80000000, 1, { { 0x180000000ULL, 0x7fffffff } } } },
 	}, {
 		"4 GiB - 1 over 3 pieces, 2 GiB - 1 a work request",
-		{ 4, 0x7fffffff }, 0x1000,
+		{ 4, 0x7fffffff, 0, 0 }, 0x1000,
 		3, { { 0x100000000ULL, 0x7fffffff },
 		     { 0x300000000ULL, 0x7fffffff },
 		     { 0x500000000ULL, 1 } },
 		3, { { 0x1000, 1, { { 0x100000000ULL, 0x7fffffff } } },
 		     { 0x80000fff, 1, { { 0x300000000ULL, 0x7fffffff } } },
 		     { 0x100000ffeULL, 1, { { 0x500000000ULL, 1 } } } },
+	}, {
+		"pages: whole pages on page boundaries join one work request",
+		{ 4, MIB, 4 * KIB, 16 }, 0x40000,
+		5, { { 0x10000, 4 * KIB }, { 0x30000, 8 * KIB },
+		     { 0x32000, 4 * KIB }, { 0x20000, 4 * KIB },
+		     { 0x50000, 4 * KIB } },
+		1, { { 0x40000, 4, { { 0x10000, 4 * KIB },
+				     { 0x30000, 12 * KIB },
+				     { 0x20000, 4 * KIB },
+				     { 0x50000, 4 * KIB } } } },
+	}, {
+		"pages: a first piece from mid-page, its offset in the span",
+		{ 4, MIB, 4 * KIB, 2 }, 0x1000,
+		3, { { 0x10800, 2 * KIB }, { 0x30000, 4 * KIB },
+		     { 0x40000, 2 * KIB } },
+		2, { { 0x1000, 2, { { 0x10800, 2 * KIB },
+				    { 0x30000, 4 * KIB } } },
+		     { 0x2800, 1, { { 0x40000, 2 * KIB } } } },
+	}, {
+		"pages: a middle piece ending mid-page ends the work request",
+		{ 4, MIB, 4 * KIB, 16 }, 0,
+		4, { { 0x10000, 4 * KIB }, { 0x30000, 2 * KIB },
+		     { 0x50000, 4 * KIB }, { 0x60000, 4 * KIB } },
+		2, { { 0, 2, { { 0x10000, 4 * KIB }, { 0x30000, 2 * KIB } } },
+		     { 0x1800, 2, { { 0x50000, 4 * KIB },
+				    { 0x60000, 4 * KIB } } } },
+	}, {
+		"pages: a piece starting mid-page starts a work request",
+		{ 4, MIB, 4 * KIB, 16 }, 0,
+		3, { { 0x10000, 4 * KIB }, { 0x20200, 0xe00 },
+		     { 0x30000, 4 * KIB } },
+		2, { { 0, 1, { { 0x10000, 4 * KIB } } },
+		     { 0x1000, 2, { { 0x20200, 0xe00 },
+				    { 0x30000, 4 * KIB } } } },
+	}, {
+		"pages: contiguous pieces meeting mid-page share an SGE",
+		{ 4, MIB, 4 * KIB, 16 }, 0,
+		3, { { 0x10000, 0x900 }, { 0x10900, 0x700 },
+		     { 0x20000, 4 * KIB } },
+		1, { { 0, 2, { { 0x10000, 4 * KIB },
+			       { 0x20000, 4 * KIB } } } },
+	}, {
+		"pages: the span divides a piece at a page boundary",
+		{ 4, MIB, 4 * KIB, 4 }, 0x7000,
+		2, { { 0x100800, 42 * KIB }, { 0x200000, 4 * KIB } },
+		3, { { 0x7000, 1, { { 0x100800, 14 * KIB } } },
+		     { 0xa800, 1, { { 0x104000, 16 * KIB } } },
+		     { 0xe800, 2, { { 0x108000, 12 * KIB },
+				    { 0x200000, 4 * KIB } } } },
+	}, {
+		"pages, max_sge 1: contiguous pieces still share the SGE",
+		{ 1, MIB, 4 * KIB, 8 }, 0,
+		4, { { 0x10000, 4 * KIB }, { 0x11000, 4 * KIB },
+		     { 0x30000, 4 * KIB }, { 0x40800, KIB } },
+		3, { { 0, 1, { { 0x10000, 8 * KIB } } },
+		     { 0x2000, 1, { { 0x30000, 4 * KIB } } },
+		     { 0x3000, 1, { { 0x40800, KIB } } } },
+	}, {
+		"pages: max_wr_len divides mid-page, the rest joins on",
+		{ 4, 6 * KIB, 4 * KIB, 16 }, 0,
+		2, { { 0x10000, 8 * KIB }, { 0x20000, 4 * KIB } },
+		2, { { 0, 1, { { 0x10000, 6 * KIB } } },
+		     { 0x1800, 2, { { 0x11800, 2 * KIB },
+				    { 0x20000, 4 * KIB } } } },
+	}, {
+		"pages, max_pages 1: a page a work request",
+		{ 4, MIB, 4 * KIB, 1 }, 0,
+		2, { { 0x10800, 6 * KIB }, { 0x20000, KIB } },
+		3, { { 0, 1, { { 0x10800, 2 * KIB } } },
+		     { 0x800, 1, { { 0x11000, 4 * KIB } } },
+		     { 0x1800, 1, { { 0x20000, KIB } } } },
+	}, {
+		"pages: the example of Documentation/design.rst",
+		{ 4, MIB, 4 * KIB, 4 }, 0x80000000,
+		4, { { 0x100800, 6 * KIB }, { 0x200000, 4 * KIB },
+		     { 0x300000, 2 * KIB }, { 0x400000, 20 * KIB } },
+		3, { { 0x80000000, 3, { { 0x100800, 6 * KIB },
+					{ 0x200000, 4 * KIB },
+					{ 0x300000, 2 * KIB } } },
+		     { 0x80003000, 1, { { 0x400000, 16 * KIB } } },
+		     { 0x80007000, 1, { { 0x404000, 4 * KIB } } } },
+	}, {
+		"pages of 64 KiB, two a work request",
+		{ 4, MIB, 64 * KIB, 2 }, 0x100000,
+		3, { { 0x10000, 64 * KIB }, { 0x30000, 64 * KIB },
+		     { 0x50000, 64 * KIB } },
+		2, { { 0x100000, 2, { { 0x10000, 64 * KIB },
+				      { 0x30000, 64 * KIB } } },
+		     { 0x120000, 1, { { 0x50000, 64 * KIB } } } },
 	},
 };
 
@@ -873,45 +1025,63 @@ TEST(init_rejects)
 		int ret;
 		u32 nr_wrs;
 	} cases[] = {
-		{ "good", two, 2, 0x5000, 0x4000, { 4, 64 * KIB }, 0, 1 },
-		{ "max_sge 0", two, 2, 0x5000, 0x4000, { 0, 64 * KIB },
+		{ "good", two, 2, 0x5000, 0x4000, { 4, 64 * KIB, 0, 0 }, 0, 1 },
+		{ "max_sge 0", two, 2, 0x5000, 0x4000, { 0, 64 * KIB, 0, 0 },
 		  -EINVAL, 0 },
-		{ "max_wr_len 0", two, 2, 0x5000, 0x4000, { 4, 0 },
+		{ "max_wr_len 0", two, 2, 0x5000, 0x4000, { 4, 0, 0, 0 },
 		  -EINVAL, 0 },
-		{ "both limits 0", two, 2, 0x5000, 0x4000, { 0, 0 },
+		{ "both limits 0", two, 2, 0x5000, 0x4000, { 0, 0, 0, 0 },
 		  -EINVAL, 0 },
 		{ "pieces one byte short", two, 2, 0x5000, 0x4001,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "pieces one byte over", two, 2, 0x5000, 0x3fff,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
-		{ "len 0, pieces not", two, 2, 0x5000, 0, { 4, 64 * KIB },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
+		{ "len 0, pieces not", two, 2, 0x5000, 0, { 4, 64 * KIB, 0, 0 },
 		  -EINVAL, 0 },
 		{ "first piece only", two, 1, 0x5000, 0x4000,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
-		{ "no pieces, len 1", NULL, 0, 0x5000, 1, { 4, 64 * KIB },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
+		{ "no pieces, len 1", NULL, 0, 0x5000, 1, { 4, 64 * KIB, 0, 0 },
 		  -EINVAL, 0 },
 		{ "pieces add up to 4 GiB: 0 in 32 bits", halves, 2, 0, 0,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "pieces add up to 4 GiB, len U32_MAX", halves, 2, 0,
-		  U32_MAX, { 4, 64 * KIB }, -EINVAL, 0 },
+		  U32_MAX, { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "pieces add up to 4 GiB + 1: 1 in 32 bits", past_u32, 2, 0,
-		  1, { 4, 64 * KIB }, -EINVAL, 0 },
+		  1, { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "remote buffer ends at 2^64", two, 2, U64_MAX - 0x3fff,
-		  0x4000, { 4, 64 * KIB }, -EINVAL, 0 },
+		  0x4000, { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "remote address U64_MAX", two, 2, U64_MAX, 0x4000,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "remote buffer wraps", two, 2, U64_MAX - 0x1000, 0x4000,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "remote buffer ends at U64_MAX", two, 2, U64_MAX - 0x4000,
-		  0x4000, { 4, 64 * KIB }, 0, 1 },
+		  0x4000, { 4, 64 * KIB, 0, 0 }, 0, 1 },
 		{ "piece ends at 2^64", past_u64, 2, 0, 0x2000,
-		  { 4, 64 * KIB }, -EINVAL, 0 },
+		  { 4, 64 * KIB, 0, 0 }, -EINVAL, 0 },
 		{ "piece ends at U64_MAX", at_top, 2, 0, 0x2000,
-		  { 4, 64 * KIB }, 0, 1 },
+		  { 4, 64 * KIB, 0, 0 }, 0, 1 },
 		{ "no limit on SGEs", two, 2, 0, 0x4000,
-		  { U32_MAX, U32_MAX }, 0, 1 },
+		  { U32_MAX, U32_MAX, 0, 0 }, 0, 1 },
 		{ "one byte, one SGE a work request", two, 2, 0, 0x4000,
-		  { 1, 1 }, 0, 0x4000 },
+		  { 1, 1, 0, 0 }, 0, 0x4000 },
+		{ "pages of 4 KiB", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 4 * KIB, 16 }, 0, 1 },
+		{ "pages of 4 KiB, one a work request", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 4 * KIB, 1 }, 0, 4 },
+		{ "pages of a byte", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 1, 0x3fff }, 0, 2 },
+		{ "pages of 2 GiB, U32_MAX a work request", two, 2, 0, 0x4000,
+		  { 4, U32_MAX, 0x80000000, U32_MAX }, 0, 2 },
+		{ "max_pages, no page size: plain", two, 2, 0, 0x4000,
+		  { 1, 64 * KIB, 0, 1 }, 0, 2 },
+		{ "page_size 3", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 3, 16 }, -EINVAL, 0 },
+		{ "page_size 12 KiB", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 12 * KIB, 16 }, -EINVAL, 0 },
+		{ "page_size U32_MAX", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, U32_MAX, 16 }, -EINVAL, 0 },
+		{ "pages of 4 KiB, max_pages 0", two, 2, 0, 0x4000,
+		  { 4, 64 * KIB, 4 * KIB, 0 }, -EINVAL, 0 },
 	};
 	struct ixt_rd_state st;
 	unsigned int i;
@@ -968,6 +1138,8 @@ static void random_xfer(struct xfer *x, struct ixt_rd_piece *pieces)
 	u32 i, len, max_len;
 	bool empty;
 
+	x->lim.page_size = 0;
+	x->lim.max_pages = 0;
 	x->lim.max_sge = rng() % 4 ? rng_range(1, 32) : rng_range(1, 3);
 	switch (rng() % 4) {
 	case 0:
@@ -1022,6 +1194,79 @@ static void random_xfer(struct xfer *x, struct ixt_rd_piece *pieces)
 	x->raddr = random_addr(x->len);
 }
 
+/*
+ * A random transfer in page mode into @x over @pieces: pages of 512 bytes
+ * to 64 KiB, 1 to 64 of them a work request; max_wr_len a few pages (so
+ * that it divides mid-page), no limit, or about the span; pieces mostly
+ * whole pages on page boundaries (they join), else starting or ending
+ * mid-page or both, a few bytes or empty, some in contiguous runs.
+ */
+static void random_page_xfer(struct xfer *x, struct ixt_rd_piece *pieces)
+{
+	u32 i, len, off, ps, max_len;
+	u64 sum = 0, end = 0, span;
+
+	ps = 512U << rng_range(0, 7);
+	x->lim.page_size = ps;
+	x->lim.max_pages = rng() % 4 ? rng_range(1, 64) : rng_range(1, 3);
+	x->lim.max_sge = rng() % 4 ? rng_range(1, 32) : rng_range(1, 3);
+	span = (u64)ps * x->lim.max_pages;
+	switch (rng() % 4) {
+	case 0:
+		x->lim.max_wr_len = rng_range(ps / 4, 4 * ps);
+		break;
+	case 1:
+		x->lim.max_wr_len = U32_MAX;
+		break;
+	default:
+		x->lim.max_wr_len = rng_range(1, 2 * span);
+	}
+	max_len = min3(3 * span, 3ULL * x->lim.max_wr_len, 16ULL * MIB);
+	x->nr_pieces = rng_range(1, MAX_PIECES);
+	for (i = 0; i < x->nr_pieces; i++) {
+		off = rng_range(1, ps - 1);
+		switch (rng() % 8) {
+		case 0:
+			len = ps * rng_range(1, max(max_len / ps, 1U));
+			pieces[i].addr = random_addr(len) & ~(u64)(ps - 1);
+			break;
+		case 4:
+			/* From a page boundary to mid-page. */
+			len = rng_range(1, max_len);
+			pieces[i].addr = random_addr(len) & ~(u64)(ps - 1);
+			break;
+		case 5:
+			/* From mid-page to a page boundary. */
+			len = ps - off + ps * rng_range(0, max_len / ps);
+			pieces[i].addr = (random_addr(len + ps) &
+					  ~(u64)(ps - 1)) + off;
+			break;
+		case 6:
+			len = rng_range(1, max_len);
+			pieces[i].addr = random_addr(len);
+			break;
+		case 7:
+			len = rng_range(0, 16);
+			pieces[i].addr = random_addr(len);
+			break;
+		default:
+			/* Whole pages, a few: the common case. */
+			len = ps * rng_range(1, 4);
+			pieces[i].addr = random_addr(len) & ~(u64)(ps - 1);
+		}
+		/* After the last non-empty piece, if it fits. */
+		if (i && rng() % 3 == 0 && U64_MAX - end >= len)
+			pieces[i].addr = end;
+		pieces[i].len = len;
+		if (len)
+			end = pieces[i].addr + len;
+		sum += len;
+	}
+	x->pieces = pieces;
+	x->len = sum;
+	x->raddr = random_addr(x->len);
+}
+
 /* What is wrong with @x is rejected, whatever the rest. */
 static void check_rejects(const struct xfer *x)
 {
@@ -1046,9 +1291,24 @@ static void check_rejects(const struct xfer *x)
 	lim.max_wr_len = 0;
 	MEXPECT_EQ(ixt_rd_init(&st, x->pieces, x->nr_pieces, x->raddr,
 			       x->len, &lim), -EINVAL);
+	lim = x->lim;
+	lim.page_size = x->lim.page_size ? 3 * x->lim.page_size : 3;
+	MEXPECT_EQ(ixt_rd_init(&st, x->pieces, x->nr_pieces, x->raddr,
+			       x->len, &lim), -EINVAL);
+	lim = x->lim;
+	lim.page_size = x->lim.page_size ?: 4 * KIB;
+	lim.max_pages = 0;
+	MEXPECT_EQ(ixt_rd_init(&st, x->pieces, x->nr_pieces, x->raddr,
+			       x->len, &lim), -EINVAL);
 }
 
-TEST(random_against_model)
+/*
+ * @nr random transfers from @make against the model, each built up to 8
+ * and all it takes a call.
+ */
+static void random_against_model(void (*make)(struct xfer *x,
+					      struct ixt_rd_piece *pieces),
+				 unsigned int nr)
 {
 	struct ixt_rd_piece pieces[MAX_PIECES];
 	struct chain want;
@@ -1057,12 +1317,13 @@ TEST(random_against_model)
 	u64 seed;
 
 	ixt_model_failed = false;
-	for (i = 0; i < 3000 && !ixt_model_failed; i++) {
+	for (i = 0; i < nr && !ixt_model_failed; i++) {
 		seed = rng_state;
-		random_xfer(&x, pieces);
-		IXT_CASE("seed %#llx: %u pieces, %#x bytes, max_sge %u, max_wr_len %u",
+		make(&x, pieces);
+		IXT_CASE("seed %#llx: %u pieces, %#x bytes, limits %u %u %u %u",
 			 (unsigned long long)seed, x.nr_pieces, x.len,
-			 x.lim.max_sge, x.lim.max_wr_len);
+			 x.lim.max_sge, x.lim.max_wr_len, x.lim.page_size,
+			 x.lim.max_pages);
 		memset(&want, 0, sizeof(want));
 		model_build(&x, &want, x.len <= 64 * KIB);
 		/* The model keeps the rules too. */
@@ -1079,8 +1340,10 @@ TEST(random_against_model)
 	}
 }
 
-/* The run model against the byte model, on transfers up to 1 MiB. */
-TEST(model_runs_are_bytes)
+/* The run model against the byte model, on @nr transfers up to 1 MiB. */
+static void model_runs_are_bytes(void (*make)(struct xfer *x,
+					      struct ixt_rd_piece *pieces),
+				 unsigned int nr)
 {
 	struct ixt_rd_piece pieces[MAX_PIECES];
 	struct chain bytes, runs;
@@ -1089,9 +1352,9 @@ TEST(model_runs_are_bytes)
 	u64 seed;
 
 	ixt_model_failed = false;
-	for (i = 0; i < 300 && !ixt_model_failed; i++) {
+	for (i = 0; i < nr && !ixt_model_failed; i++) {
 		seed = rng_state;
-		random_xfer(&x, pieces);
+		make(&x, pieces);
 		if (x.len > MIB)
 			continue;
 		IXT_CASE("seed %#llx", (unsigned long long)seed);
@@ -1105,4 +1368,24 @@ TEST(model_runs_are_bytes)
 		chain_free(&bytes);
 		chain_free(&runs);
 	}
+}
+
+TEST(random_against_model)
+{
+	random_against_model(random_xfer, 3000);
+}
+
+TEST(model_runs_are_bytes)
+{
+	model_runs_are_bytes(random_xfer, 300);
+}
+
+TEST(random_pages_against_model)
+{
+	random_against_model(random_page_xfer, 3000);
+}
+
+TEST(page_model_runs_are_bytes)
+{
+	model_runs_are_bytes(random_page_xfer, 300);
 }

@@ -11,6 +11,14 @@
 #define __bitwise
 #define __force
 
+/*
+ * <linux/compiler_types.h>, which the kernel build includes everywhere;
+ * glibc's <sys/cdefs.h> has it too.
+ */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
