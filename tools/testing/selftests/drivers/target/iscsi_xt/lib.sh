@@ -593,6 +593,26 @@ ixt_iser_ko() {
 	fi
 }
 
+# ixt_use_siw: soft-iWARP siw0 on veth0 instead of soft-RoCE rxe0, one
+# RDMA device per address (with two the RDMA CM's choice is ambiguous).
+# siw.ko is what scripts/setup.sh built ($IXT_SIW_KO, set by the VM's
+# environment): Debian's kernel has no siw. ixt_use_rxe brings rxe0 back.
+ixt_use_siw() {
+	[ -f "${IXT_SIW_KO:-}" ] || return 1
+	if [ ! -d /sys/module/siw ]; then
+		ixt_insmod_deps "$IXT_SIW_KO" && insmod "$IXT_SIW_KO" || return 1
+	fi
+	rdma link delete rxe0 2>/dev/null
+	[ -d /sys/class/infiniband/siw0 ] ||
+		rdma link add siw0 type siw netdev veth0
+}
+
+ixt_use_rxe() {
+	rdma link delete siw0 2>/dev/null
+	[ -d /sys/class/infiniband/rxe0 ] ||
+		rdma link add rxe0 type rxe netdev veth0
+}
+
 # The target's modules, the fabric module last: the order rmmod needs.
 ixt_target_modules() {
 	case $IXT_TARGET in
