@@ -286,6 +286,18 @@ ixt_show_tail() {
 	done
 }
 
+# ixt_tcli DIR: one targetcli run for a whole script read from standard
+# input, with preferences of its own in DIR (no default portal, no saving
+# at exit), its output appended to DIR/targetcli.log. One run costs some
+# 10 s in the VM: batch the commands.
+ixt_tcli() {
+	{
+		echo "set global auto_save_on_exit=false auto_add_default_portal=false"
+		cat
+		echo "exit"
+	} | TARGETCLI_HOME=$1/targetcli targetcli >>"$1/targetcli.log" 2>&1
+}
+
 # ixt_rd_lun0 TPG RD PAGES: the ramdisk backstore RD of PAGES pages, LUN 0
 # of TPG.
 ixt_rd_lun0() {
