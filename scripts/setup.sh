@@ -11,7 +11,9 @@
 #   unpacked into BUILD_DIR/kernel/ (git ignores build/); the choice is
 #   recorded in BUILD_DIR/kernel/KVER and kept on later runs;
 # - checkpatch.pl and the kselftest framework, taken from Debian's
-#   linux-source-6.12 tarball into BUILD_DIR/tools/ (never committed).
+#   linux-source-6.12 tarball into BUILD_DIR/tools/ (never committed);
+# - soft-iWARP (siw), which Debian's kernel lacks, built from the same
+#   tarball against the VM kernel's headers into BUILD_DIR/siw/siw.ko.
 #
 # A second run finds everything in place and returns within seconds.
 
@@ -118,6 +120,14 @@ setup_kernel() {
 	log "kernel $kver ready in $kdir_cache"
 }
 
+source_tarball() {
+	local tarball
+
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
+	[ -n "$tarball" ] || die "linux-source-6.12 tarball not found in /usr/src"
+	echo "$tarball"
+}
+
 # checkpatch.pl with its data files, kernel-doc, and the kselftest framework
 # (lib.mk, runner, KTAP helpers), all from the 6.12 source tarball.
 tool_files=(
@@ -134,8 +144,7 @@ setup_tools() {
 		[ -e "$tools/$f" ] || missing=1
 	done
 	[ -z "$missing" ] && return
-	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
-	[ -n "$tarball" ] || die "linux-source-6.12 tarball not found in /usr/src"
+	tarball=$(source_tarball)
 	log "extracting checkpatch, kernel-doc and kselftest from $(basename "$tarball")"
 	rm -rf "$tools"
 	mkdir -p "$tools"
@@ -143,7 +152,28 @@ setup_tools() {
 		"${tool_files[@]/#/linux-source-6.12/}"
 }
 
+# drivers/infiniband/sw/siw builds out of tree unchanged; kept as long as
+# it was built for the VM's kernel.
+setup_siw() {
+	local kver dir=$build/siw tarball
+
+	kver=$(cat "$kdir_cache/KVER")
+	[ -f "$dir/siw.ko" ] &&
+		[ "$(modinfo -F vermagic "$dir/siw.ko" | cut -d' ' -f1)" = "$kver" ] &&
+		return
+	tarball=$(source_tarball)
+	log "building siw for $kver from $(basename "$tarball")"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xf "$tarball" -C "$dir" --strip-components=5 \
+		linux-source-6.12/drivers/infiniband/sw/siw
+	make -s -C "/usr/src/linux-headers-$kver" M="$dir" CONFIG_RDMA_SIW=m \
+		modules >"$dir/build.log" 2>&1 ||
+		{ cat "$dir/build.log" >&2; die "siw did not build"; }
+}
+
 install_packages "${packages[@]}"
 setup_kernel
 setup_tools
+setup_siw
 log "ok (kernel $(cat "$kdir_cache/KVER"))"

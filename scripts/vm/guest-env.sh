@@ -11,7 +11,9 @@
 #   documentation ranges, and soft-RoCE rxe0 on veth0
 # - sd_mod, since there is no udev to load it
 #
-# The addresses are exported for tests: IXT_ADDR4_T/I, IXT_ADDR6_T/I.
+# The addresses are exported for tests: IXT_ADDR4_T/I, IXT_ADDR6_T/I, and
+# IXT_SIW_KO, soft-iWARP as scripts/setup.sh built it (lib.sh's
+# ixt_use_siw puts siw0 in place of rxe0).
 
 ixt_env_die() {
 	echo "guest-env: $*" >&2
@@ -100,5 +102,6 @@ ixt_session_disks() {
 export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
 export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
 export IXT_IN_VM=1
+export IXT_SIW_KO=$IXT_BUILD/siw/siw.ko
 export IXT_KO=${IXT_KO:-$IXT_TOP/drivers/target/iscsi_xt/iscsi_xt.ko}
 ixt_env_setup

@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -60,29 +61,44 @@ DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);
 
 /*
  * ixt_iser_mutex protects ixt_iser_devs and each listener's cm_id; the
- * RDMA CM's handlers take it. ixt_iser_listen_mutex protects
- * ixt_iser_listeners and serialises the making of listening cm_ids: it is
- * held while the RDMA CM is called, and never taken by a handler, so no
- * handler waits for a caller that waits for the handler's own cm_id.
+ * RDMA CM's handlers take it. Listening cm_ids are made and destroyed in
+ * the listener ops only, which the core serialises under its portal
+ * mutex: no handler takes that one, so no handler waits for a caller
+ * that waits for the handler's own cm_id.
  */
 static DEFINE_MUTEX(ixt_iser_mutex);
-static DEFINE_MUTEX(ixt_iser_listen_mutex);
 static LIST_HEAD(ixt_iser_devs);
-static LIST_HEAD(ixt_iser_listeners);
+
+/* The iWARP devices registered: what a wildcard listener would take. */
+static atomic_t ixt_iser_iwarp_devs = ATOMIC_INIT(0);
+
+/*
+ * Listeners whose device went: off the RDMA CM handler, which must not
+ * take the core's portal mutex, their cm_ids are destroyed (an iWARP
+ * one's socket with it) and they try again, giving the port back to TCP
+ * if no iWARP device has the address now.
+ */
+static void ixt_iser_relisten_fn(struct work_struct *work)
+{
+	ixt_iser_relisten();
+}
+
+static DECLARE_WORK(ixt_iser_relisten_work, ixt_iser_relisten_fn);
 
 /**
  * struct ixt_iser_listener - the RDMA CM listener of a portal
  * @ctx: %IXT_ISER_CTX_LISTENER; what @cm_id's context points at.
- * @entry: in ixt_iser_listeners, under ixt_iser_listen_mutex.
  * @portal: the core's portal; it outlives the listener.
  * @cm_id: the listening cm_id; %NULL after its device went, until a
  *	device comes that takes the address again. Under ixt_iser_mutex.
+ * @gone: @cm_id's device went; the relisten work destroys it. Under
+ *	ixt_iser_mutex.
  */
 struct ixt_iser_listener {
 	enum ixt_iser_ctx ctx;
-	struct list_head entry;
 	struct ixt_portal *portal;
 	struct rdma_cm_id *cm_id;
+	bool gone;
 };
 
 /* Called with ixt_iser_mutex held, by kref_put(). */
@@ -152,20 +168,22 @@ static int ixt_iser_listener_event(struct ixt_iser_listener *l,
 				   struct rdma_cm_id *id,
 				   struct rdma_cm_event *ev)
 {
-	int ret = 0;
-
 	pr_info("%pISpc: listener: %s\n", ixt_portal_addr(l->portal),
 		rdma_event_msg(ev->event));
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return 0;
-	/* The RDMA CM destroys the id; a new device may take it up. */
+	/*
+	 * The relisten work destroys the id, which the device removal waits
+	 * for, then gives the port back to TCP: the RDMA CM would destroy it
+	 * only after this handler returns. Unless ixt_iser_unlisten() has
+	 * taken it already, and destroys it.
+	 */
 	mutex_lock(&ixt_iser_mutex);
-	if (l->cm_id == id) {
-		l->cm_id = NULL;
-		ret = 1;
-	}
+	if (l->cm_id == id)
+		l->gone = true;
 	mutex_unlock(&ixt_iser_mutex);
-	return ret;
+	schedule_work(&ixt_iser_relisten_work);
+	return 0;
 }
 
 static int ixt_iser_cm_handler(struct rdma_cm_id *id,
@@ -187,6 +205,25 @@ static int ixt_iser_cm_handler(struct rdma_cm_id *id,
 	return ixt_iser_listener_event(l, id, ev);
 }
 
+/*
+ * Whether listening with @id, bound, takes the TCP port itself: an iWARP
+ * device listens with a TCP socket on the address and port (siw, as
+ * IW_F_NO_PORT_MAP devices do). A wildcard id has no device: the RDMA CM
+ * listens on every device, so it does when an iWARP device exists.
+ */
+static bool ixt_iser_takes_port(struct rdma_cm_id *id)
+{
+	if (!id->device)
+		return atomic_read(&ixt_iser_iwarp_devs) > 0;
+	return rdma_protocol_iwarp(id->device, id->port_num);
+}
+
+/*
+ * Makes the listening cm_id of @l. An iWARP one first takes the port
+ * from the portal's TCP listener; the port goes back to TCP as soon as
+ * no iWARP listener holds it: when this one cannot bind or listen, or
+ * binds to a device of another kind.
+ */
 static struct rdma_cm_id *ixt_iser_listen_id(struct ixt_iser_listener *l)
 {
 	const struct sockaddr_storage *addr = ixt_portal_addr(l->portal);
@@ -205,12 +242,18 @@ static struct rdma_cm_id *ixt_iser_listen_id(struct ixt_iser_listener *l)
 	}
 	ret = rdma_bind_addr(id, (struct sockaddr *)addr);
 	if (ret)
-		goto out_destroy;
+		goto out_reclaim;
+	if (ixt_iser_takes_port(id))
+		ixt_portal_lend_tcp(l->portal);
+	else
+		ixt_portal_reclaim_tcp(l->portal);
 	ret = rdma_listen(id, IXT_ISER_BACKLOG);
 	if (ret)
-		goto out_destroy;
+		goto out_reclaim;
 	return id;
 
+out_reclaim:
+	ixt_portal_reclaim_tcp(l->portal);
 out_destroy:
 	rdma_destroy_id(id);
 	return ERR_PTR(ret);
@@ -226,18 +269,14 @@ static int ixt_iser_listen(struct ixt_portal *portal, void **priv)
 		return -ENOMEM;
 	l->ctx = IXT_ISER_CTX_LISTENER;
 	l->portal = portal;
-	mutex_lock(&ixt_iser_listen_mutex);
 	id = ixt_iser_listen_id(l);
 	if (IS_ERR(id)) {
-		mutex_unlock(&ixt_iser_listen_mutex);
 		kfree(l);
 		return PTR_ERR(id);
 	}
 	mutex_lock(&ixt_iser_mutex);
 	l->cm_id = id;
 	mutex_unlock(&ixt_iser_mutex);
-	list_add_tail(&l->entry, &ixt_iser_listeners);
-	mutex_unlock(&ixt_iser_listen_mutex);
 	*priv = l;
 	return 0;
 }
@@ -247,55 +286,72 @@ static void ixt_iser_unlisten(struct ixt_portal *portal, void *priv)
 	struct ixt_iser_listener *l = priv;
 	struct rdma_cm_id *id;
 
-	mutex_lock(&ixt_iser_listen_mutex);
-	list_del(&l->entry);
 	mutex_lock(&ixt_iser_mutex);
 	id = l->cm_id;
 	l->cm_id = NULL;
 	mutex_unlock(&ixt_iser_mutex);
-	mutex_unlock(&ixt_iser_listen_mutex);
 	/* Waits for a connection request being handled. */
 	if (id)
 		rdma_destroy_id(id);
 	kfree(l);
 }
 
+/*
+ * A listener whose device went: its cm_id is destroyed, and it listens
+ * again if a device has the address now.
+ */
+static void ixt_iser_listen_again(struct ixt_portal *portal, void *priv)
+{
+	struct ixt_iser_listener *l = priv;
+	struct rdma_cm_id *id, *gone = NULL;
+
+	mutex_lock(&ixt_iser_mutex);
+	if (l->gone) {
+		gone = l->cm_id;
+		l->cm_id = NULL;
+		l->gone = false;
+	}
+	id = l->cm_id;
+	mutex_unlock(&ixt_iser_mutex);
+	if (gone)
+		rdma_destroy_id(gone);
+	if (id)
+		return;
+	id = ixt_iser_listen_id(l);
+	if (IS_ERR(id))
+		return;
+	mutex_lock(&ixt_iser_mutex);
+	l->cm_id = id;
+	mutex_unlock(&ixt_iser_mutex);
+	pr_info("listening on %pISpc again (iSER)\n", ixt_portal_addr(portal));
+}
+
 static const struct ixt_listener_ops ixt_iser_listener_ops = {
 	.owner		= THIS_MODULE,
 	.listen		= ixt_iser_listen,
 	.unlisten	= ixt_iser_unlisten,
+	.relisten	= ixt_iser_listen_again,
 };
+
+static bool ixt_iser_dev_iwarp(struct ib_device *ibdev)
+{
+	return rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+}
 
 /* A device came: listeners whose device went listen again if they can. */
 static int ixt_iser_add_one(struct ib_device *ibdev)
 {
-	struct ixt_iser_listener *l;
-	struct rdma_cm_id *id;
-	bool idle;
-
-	mutex_lock(&ixt_iser_listen_mutex);
-	list_for_each_entry(l, &ixt_iser_listeners, entry) {
-		mutex_lock(&ixt_iser_mutex);
-		idle = !l->cm_id;
-		mutex_unlock(&ixt_iser_mutex);
-		if (!idle)
-			continue;
-		id = ixt_iser_listen_id(l);
-		if (IS_ERR(id))
-			continue;
-		mutex_lock(&ixt_iser_mutex);
-		l->cm_id = id;
-		mutex_unlock(&ixt_iser_mutex);
-		pr_info("listening on %pISpc again (iSER)\n",
-			ixt_portal_addr(l->portal));
-	}
-	mutex_unlock(&ixt_iser_listen_mutex);
+	if (ixt_iser_dev_iwarp(ibdev))
+		atomic_inc(&ixt_iser_iwarp_devs);
+	ixt_iser_relisten();
 	return 0;
 }
 
 /* A device goes: its connections close, and free what they hold of it. */
 static void ixt_iser_remove_one(struct ib_device *ibdev, void *client_data)
 {
+	if (ixt_iser_dev_iwarp(ibdev))
+		atomic_dec(&ixt_iser_iwarp_devs);
 	ixt_iser_conns_close(ibdev);
 }
 
@@ -339,6 +395,7 @@ out_debugfs:
 static void __exit ixt_iser_exit(void)
 {
 	ixt_iser_unregister(&ixt_iser_listener_ops);
+	cancel_work_sync(&ixt_iser_relisten_work);
 	ixt_iser_conns_close(NULL);
 	/* Their release work may still be returning from our free op. */
 	flush_workqueue(ixt_wq);

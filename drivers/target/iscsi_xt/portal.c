@@ -2,7 +2,9 @@
 /*
  * iscsi_xt: listeners, one per portal address and transport, shared by
  * the TPGs: TCP ones here, iSER ones through the iSER module's listener
- * ops, which it registers when it loads.
+ * ops, which it registers when it loads. An iWARP listener needs the TCP
+ * port itself: the TCP listener of its address lends it the port while
+ * it listens.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -38,7 +40,11 @@
  * @iser: an iSER listener (the iSER module's), not a TCP one.
  * @lops: for @iser, the listener ops, whose module it references.
  * @listener: for @iser, what @lops keeps of the listener.
- * @sock: the listening socket of a TCP portal; %NULL once stopped.
+ * @sock: the listening socket of a TCP portal; %NULL once stopped, or
+ *	while @lent.
+ * @lent: for a TCP portal, its port is lent to the iWARP listener of the
+ *	iSER portal of the same address (iWARP connections are TCP
+ *	connections, on the port itself): no socket until it is given back.
  * @data_ready: the socket's own sk_data_ready, restored at stop.
  * @accept_work: accepts every pending connection.
  * @links: &struct ixt_portal_link of the nps using the portal, under
@@ -52,6 +58,7 @@ struct ixt_portal {
 	const struct ixt_listener_ops *lops;
 	void *listener;
 	struct socket *sock;
+	bool lent;
 	void (*data_ready)(struct sock *sk);
 	struct work_struct accept_work;
 	struct list_head links;
@@ -246,8 +253,12 @@ static int ixt_portal_listen_iser(struct ixt_portal *portal)
 
 static void ixt_portal_stop_tcp(struct ixt_portal *portal)
 {
-	struct sock *sk = portal->sock->sk;
+	struct sock *sk;
 
+	/* Lent, or not listening again after a loan (logged then). */
+	if (!portal->sock)
+		return;
+	sk = portal->sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = portal->data_ready;
@@ -257,6 +268,70 @@ static void ixt_portal_stop_tcp(struct ixt_portal *portal)
 	sock_release(portal->sock);
 	portal->sock = NULL;
 }
+
+static struct ixt_portal *ixt_portal_find(const struct sockaddr_storage *addr,
+					  bool iser)
+{
+	struct ixt_portal *portal;
+
+	lockdep_assert_held(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry)
+		if (portal->iser == iser && ixt_addr_equal(&portal->addr, addr))
+			return portal;
+	return NULL;
+}
+
+/**
+ * ixt_portal_lend_tcp() - stop the TCP listener of an iSER portal's address
+ * @portal: an iSER portal whose listener is an iWARP one, about to listen
+ *	on the address and port that the TCP listener of its nps holds.
+ *
+ * The port stays lent until ixt_portal_reclaim_tcp(); connections
+ * already accepted over TCP stay up.
+ *
+ * Context: Process context, in the listener ops (ixt_portal_mutex held).
+ */
+void ixt_portal_lend_tcp(struct ixt_portal *portal)
+{
+	struct ixt_portal *tcp = ixt_portal_find(&portal->addr, false);
+
+	if (!tcp || tcp->lent)
+		return;
+	ixt_portal_stop_tcp(tcp);
+	tcp->lent = true;
+	pr_info("%pISpc: TCP listener stopped: the iWARP listener (iSER) takes the port\n",
+		&tcp->addr);
+}
+EXPORT_SYMBOL_GPL(ixt_portal_lend_tcp);
+
+/**
+ * ixt_portal_reclaim_tcp() - restart a TCP listener lent to iWARP
+ * @portal: the iSER portal to which ixt_portal_lend_tcp() lent the port;
+ *	its iWARP listener no longer holds the port.
+ *
+ * Does nothing when the port was not lent. If the TCP listener cannot
+ * start again (another socket took the port meanwhile), the error is
+ * logged and the portal serves no TCP until it is created again.
+ *
+ * Context: Process context, ixt_portal_mutex held.
+ */
+void ixt_portal_reclaim_tcp(struct ixt_portal *portal)
+{
+	struct ixt_portal *tcp = ixt_portal_find(&portal->addr, false);
+	int ret;
+
+	if (!tcp || !tcp->lent)
+		return;
+	tcp->lent = false;
+	ret = ixt_portal_listen(tcp);
+	if (ret)
+		pr_err("%pISpc: cannot listen over TCP again: %d\n",
+		       &tcp->addr, ret);
+	else
+		pr_info("%pISpc: TCP listener back from the iWARP listener\n",
+			&tcp->addr);
+}
+EXPORT_SYMBOL_GPL(ixt_portal_reclaim_tcp);
 
 /* Stops accepting; connections already accepted keep their reference. */
 static void ixt_portal_stop(struct ixt_portal *portal)
@@ -272,6 +347,8 @@ static void ixt_portal_stop(struct ixt_portal *portal)
 	list_del(&portal->entry);
 	pr_info("stopped listening on %pISpc%s\n", &portal->addr,
 		portal->iser ? " (iSER)" : "");
+	if (portal->iser)
+		ixt_portal_reclaim_tcp(portal);
 	ixt_portal_put(portal);
 }
 
@@ -281,10 +358,9 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr,
 	struct ixt_portal *portal;
 	int ret;
 
-	lockdep_assert_held(&ixt_portal_mutex);
-	list_for_each_entry(portal, &ixt_portals, entry)
-		if (portal->iser == iser && ixt_addr_equal(&portal->addr, addr))
-			return portal;
+	portal = ixt_portal_find(addr, iser);
+	if (portal)
+		return portal;
 
 	portal = kzalloc(sizeof(*portal), GFP_KERNEL);
 	if (!portal)
@@ -466,6 +542,28 @@ int ixt_iser_register(const struct ixt_listener_ops *ops)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ixt_iser_register);
+
+/**
+ * ixt_iser_relisten() - the iSER listeners may listen again
+ *
+ * The iSER module calls it when an RDMA device comes: each iSER portal's
+ * listener whose device went may find one with its address again. The
+ * listener ops' relisten runs under ixt_portal_mutex, as listen does, so
+ * that an iWARP listener can take its port from the TCP listener.
+ *
+ * Context: Process context; takes ixt_portal_mutex.
+ */
+void ixt_iser_relisten(void)
+{
+	struct ixt_portal *portal;
+
+	mutex_lock(&ixt_portal_mutex);
+	list_for_each_entry(portal, &ixt_portals, entry)
+		if (portal->iser)
+			portal->lops->relisten(portal, portal->listener);
+	mutex_unlock(&ixt_portal_mutex);
+}
+EXPORT_SYMBOL_GPL(ixt_iser_relisten);
 
 /**
  * ixt_iser_unregister() - the iSER module goes

@@ -176,8 +176,15 @@ struct ixt_transport_ops {
  *	ixt_conn_init() on @portal. Returns 0 or a negative errno, as LIO's
  *	transport would for the same address. Process context, under the
  *	core's portal mutex.
+ *	An iWARP listener takes the port from the TCP listener of the
+ *	address first, with ixt_portal_lend_tcp(), and gives it back with
+ *	ixt_portal_reclaim_tcp() if it fails.
  * @unlisten: stop listening; connections already accepted stay up.
- *	Process context, under the core's portal mutex.
+ *	Process context, under the core's portal mutex. The core gives a
+ *	lent port back to TCP afterwards.
+ * @relisten: listen again if the listener lost its RDMA device and one
+ *	with the address is there now, as @listen would. Process context,
+ *	under the core's portal mutex, from ixt_iser_relisten().
  *
  * The iSER module registers these with ixt_iser_register(); the portals
  * whose iser attribute is set use them.
@@ -186,9 +193,13 @@ struct ixt_listener_ops {
 	struct module *owner;
 	int (*listen)(struct ixt_portal *portal, void **priv);
 	void (*unlisten)(struct ixt_portal *portal, void *priv);
+	void (*relisten)(struct ixt_portal *portal, void *priv);
 };
 
 int ixt_iser_register(const struct ixt_listener_ops *ops);
 void ixt_iser_unregister(const struct ixt_listener_ops *ops);
+void ixt_iser_relisten(void);
+void ixt_portal_lend_tcp(struct ixt_portal *portal);
+void ixt_portal_reclaim_tcp(struct ixt_portal *portal);
 
 #endif /* _ISCSI_XT_TRANSPORT_H */

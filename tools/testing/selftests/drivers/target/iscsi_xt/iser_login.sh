@@ -68,16 +68,6 @@ cleanup() {
 } 2>/dev/null
 trap cleanup EXIT
 
-# One targetcli run for a whole script read from standard input, with
-# preferences of its own: no default portal, no saving at exit.
-tcli() {
-	{
-		echo "set global auto_save_on_exit=false auto_add_default_portal=false"
-		cat
-		echo "exit"
-	} | TARGETCLI_HOME=$work/targetcli targetcli >>"$work/targetcli.log" 2>&1
-}
-
 show_file() {
 	local line
 
@@ -269,7 +259,7 @@ g=/iscsi/$t1/tpg1
 	echo "$g/luns create /backstores/ramdisk/ixt_iser_rd"
 	echo "$g set attribute generate_node_acls=0 authentication=0"
 	echo "$g/acls create $ini"
-} | tcli
+} | ixt_tcli "$work"
 {
 	cfs_target "$t_chap" 1 acl &&
 		creds "$t_chap" ini-user ini-secret-0123 &&

@@ -15,7 +15,7 @@ status is 0 when the target answered every case as expected. The case
 silent, with --initiator and --answer SECONDS, is iser_keepalive.sh's
 initiator that stops answering the target's NOP-Ins after SECONDS. Needs
 python3-pyverbs (/usr/bin/python3) and the RDMA device the target's
-portal listens on (soft-RoCE rxe0 in the VM).
+portal listens on (soft-RoCE rxe0 in the VM, or soft-iWARP siw0).
 """
 
 import os
@@ -99,7 +99,7 @@ def rdma_cm_fds():
 
 class Rejected(Exception):
     """The connection request was answered by an RDMA CM event other than
-    the connect response."""
+    the connect response (or, over iWARP, established)."""
 
 
 class IserConnection(Connection):
@@ -174,14 +174,26 @@ class IserConnection(Connection):
                           data_len=len(cm_hdr or b''))
         if cm_hdr is not None:
             param.set_private_data(cm_hdr)
-        self.cmid.connect(param)
-        self._wait_event(ce.RDMA_CM_EVENT_CONNECT_RESPONSE)
-        for state in (e.IBV_QPS_INIT, e.IBV_QPS_RTR, e.IBV_QPS_RTS):
-            attr, mask = self.cmid.init_qp_attr(state)
-            self.qp.modify(attr, mask)
+        self._qp_to(e.IBV_QPS_INIT)
         for i in range(NR_RECV):
             self._post_recv(i)
+        self.cmid.connect(param)
+        got = self._event(10)
+        if got is None:
+            raise Fail('no RDMA CM event within 10 s, expected the '
+                       'connect response or, over iWARP, established')
+        # iWARP: the connection is a TCP one, whose CM moves the QP to RTS.
+        if got[0] == ce.RDMA_CM_EVENT_ESTABLISHED:
+            return
+        if got[0] != ce.RDMA_CM_EVENT_CONNECT_RESPONSE:
+            raise Rejected(got[1])
+        self._qp_to(e.IBV_QPS_RTR)
+        self._qp_to(e.IBV_QPS_RTS)
         self.cmid.establish()
+
+    def _qp_to(self, state):
+        attr, mask = self.cmid.init_qp_attr(state)
+        self.qp.modify(attr, mask)
 
     def _mr(self, length, access=ACCESS):
         mr = MR(self.pd, length, access)

@@ -286,6 +286,18 @@ ixt_show_tail() {
 	done
 }
 
+# ixt_tcli DIR: one targetcli run for a whole script read from standard
+# input, with preferences of its own in DIR (no default portal, no saving
+# at exit), its output appended to DIR/targetcli.log. One run costs some
+# 10 s in the VM: batch the commands.
+ixt_tcli() {
+	{
+		echo "set global auto_save_on_exit=false auto_add_default_portal=false"
+		cat
+		echo "exit"
+	} | TARGETCLI_HOME=$1/targetcli targetcli >>"$1/targetcli.log" 2>&1
+}
+
 # ixt_rd_lun0 TPG RD PAGES: the ramdisk backstore RD of PAGES pages, LUN 0
 # of TPG.
 ixt_rd_lun0() {
@@ -591,6 +603,26 @@ ixt_iser_ko() {
 	else
 		modinfo -n iscsi_xt_iser 2>/dev/null
 	fi
+}
+
+# ixt_use_siw: soft-iWARP siw0 on veth0 instead of soft-RoCE rxe0, one
+# RDMA device per address (with two the RDMA CM's choice is ambiguous).
+# siw.ko is what scripts/setup.sh built ($IXT_SIW_KO, set by the VM's
+# environment): Debian's kernel has no siw. ixt_use_rxe brings rxe0 back.
+ixt_use_siw() {
+	[ -f "${IXT_SIW_KO:-}" ] || return 1
+	if [ ! -d /sys/module/siw ]; then
+		ixt_insmod_deps "$IXT_SIW_KO" && insmod "$IXT_SIW_KO" || return 1
+	fi
+	rdma link delete rxe0 2>/dev/null
+	[ -d /sys/class/infiniband/siw0 ] ||
+		rdma link add siw0 type siw netdev veth0
+}
+
+ixt_use_rxe() {
+	rdma link delete siw0 2>/dev/null
+	[ -d /sys/class/infiniband/rxe0 ] ||
+		rdma link add rxe0 type rxe netdev veth0
 }
 
 # The target's modules, the fabric module last: the order rmmod needs.
