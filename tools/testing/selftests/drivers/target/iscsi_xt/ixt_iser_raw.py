@@ -187,6 +187,10 @@ class IserConnection(Connection):
             return
         if got[0] != ce.RDMA_CM_EVENT_CONNECT_RESPONSE:
             raise Rejected(got[1])
+        # RoCE: INIT's access rights (the target's RDMA READs of our
+        # buffers) come from the IB CM, which exists once connected: INIT
+        # again, or every READ of a write fails with a remote access error.
+        self._qp_to(e.IBV_QPS_INIT)
         self._qp_to(e.IBV_QPS_RTR)
         self._qp_to(e.IBV_QPS_RTS)
         self.cmid.establish()
