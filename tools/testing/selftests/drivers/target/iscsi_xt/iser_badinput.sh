@@ -47,20 +47,13 @@
 
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-
 ixt_require_root
 ixt_require_cmd dd
-if ! "$py" -c 'import pyverbs.cmid' 2>/dev/null; then
-	ixt_skip_all "needs rdma-core's pyverbs for $py (python3-pyverbs)"
-fi
+ixt_require_pyverbs
 ixt_require_initiator
 ixt_require_iser
 [ "$IXT_TARGET" = xt ] ||
 	ixt_skip_all "iser_badinput.sh reads iscsi_xt's own state (the pool)"
-for m in ib_uverbs rdma_ucm; do
-	modprobe -q $m || ixt_skip_all "needs $m (RDMA from user space)"
-done
 
 tgt=iqn.2026-11.org.example.iserbad:rd
 portal=$IXT_ADDR4_T:3260
@@ -109,7 +102,7 @@ trap cleanup EXIT
 
 # raw ARGS...: run ixt_iser_raw.py against the TPG; its lines in $raw_out.
 raw() {
-	raw_out=$(timeout 600 "$py" "$ixt_libdir/ixt_iser_raw.py" \
+	raw_out=$(timeout 600 "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" "$@" 2>&1)
 }
 

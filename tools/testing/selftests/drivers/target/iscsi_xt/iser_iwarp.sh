@@ -48,13 +48,8 @@ modinfo -n iscsi_target_mod ib_isert >/dev/null 2>&1 ||
 	ixt_skip_all "LIO's iscsi_target_mod and ib_isert are not available"
 [ -f "${IXT_SIW_KO:-}" ] ||
 	ixt_skip_all "soft-iWARP is not built (${IXT_SIW_KO:-IXT_SIW_KO unset}): scripts/setup.sh builds it"
-# The host's python3 may be another one (pyenv): pyverbs is Debian's.
-py=/usr/bin/python3
-modprobe -q rdma_ucm
-$py -c 'import pyverbs.cmid' 2>/dev/null ||
-	ixt_skip_all "needs pyverbs for $py (python3-pyverbs)"
+ixt_require_pyverbs
 
-dir=$(dirname "$(realpath "$0")")
 t=iqn.2026-11.org.example.iwarp:t
 a=$IXT_ADDR4_T
 p=$a:3260
@@ -106,19 +101,15 @@ sendtargets() {
 		grep -q " $t\$"
 }
 
-# klog_at_least N PATTERN: the kernel log has N lines with PATTERN since
-# the start, within 30 s.
+# klog_at_least N PATTERN: ixt_klog_grew PATTERN N, within 30 s; what is
+# missing shown once.
 klog_at_least() {
-	local n=$1 pat=$2
-
-	ixt_wait 30 eval '[ "$(ixt_klog_count "$pat")" -ge "$n" ]' && return 0
-	ktap_print_msg "klog: $(ixt_klog_count "$pat") lines of \"$pat\", want $n"
-	return 1
+	ixt_wait 30 ixt_klog_grew "$2" "$1" >/dev/null || ixt_klog_grew "$2" "$1"
 }
 
 raw_port=3260
 raw() {
-	raw_out=$(timeout 300 $py "$dir/ixt_iser_raw.py" --target "$t" \
+	raw_out=$(timeout 300 "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" --target "$t" \
 		--host "$a" --port "$raw_port" "$@" 2>&1)
 }
 

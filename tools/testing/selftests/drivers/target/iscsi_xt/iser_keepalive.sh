@@ -34,10 +34,7 @@ ixt_require_initiator
 ixt_require_iser
 [ "$IXT_TARGET" = xt ] ||
 	ixt_skip_all "LIO's ib_isert sends no NOP-In over iSER"
-py=/usr/bin/python3
-$py -c 'import pyverbs.cmid' 2>/dev/null ||
-	ixt_skip_all "needs pyverbs for $py (python3-pyverbs)"
-modprobe -q rdma_ucm
+ixt_require_pyverbs
 
 tgt=iqn.2026-11.org.example.iserka:t
 portal=$IXT_ADDR4_T:3260
@@ -46,7 +43,6 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 acl=$tpg/acls/$IXT_INITIATOR
 silent_ini=iqn.2026-11.org.example.vm:silent
 cnt=/sys/class/infiniband/rxe0/ports/1/hw_counters
-dir=$(dirname "$(realpath "$0")")
 work=$(mktemp -d)
 raw=
 
@@ -65,7 +61,7 @@ trap cleanup EXIT
 # raw_start ANSWER LOG: the user-space initiator, answering pings for
 # ANSWER seconds; waits (up to 60 s) until it logged in.
 raw_start() {
-	$py "$dir/ixt_iser_raw.py" --host "$IXT_ADDR4_T" --port 3260 \
+	"$ixt_py" "$ixt_libdir/ixt_iser_raw.py" --host "$IXT_ADDR4_T" --port 3260 \
 		--initiator "$silent_ini" --target "$tgt" --answer "$1" silent \
 		>"$2" 2>&1 &
 	raw=$!

@@ -33,11 +33,7 @@ modinfo -n iscsi_target_mod ib_isert >/dev/null 2>&1 ||
 	ixt_skip_all "needs the VM test network (guest-env.sh)"
 ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
 	ixt_skip_all "needs an RDMA device (soft-RoCE rxe0: guest-env.sh)"
-# The host's python3 may be another one (pyenv): pyverbs is Debian's.
-py=/usr/bin/python3
-modprobe -q rdma_ucm
-$py -c 'import pyverbs.cmid' 2>/dev/null ||
-	ixt_skip_all "needs pyverbs for $py (python3-pyverbs)"
+ixt_require_pyverbs
 # Only in the VM: the rule goes to its overlay, not to the host's /etc.
 [ -n "${IXT_IN_VM:-}" ] || ixt_skip_all "writes /etc/modprobe.d: VM only"
 
@@ -85,7 +81,7 @@ trap cleanup EXIT
 listen() {
 	local lsn=$1:$2
 
-	$py -c '
+	"$ixt_py" -c '
 import sys, time
 from pyverbs.cmid import CMID, AddrInfo
 import pyverbs.cm_enums as ce

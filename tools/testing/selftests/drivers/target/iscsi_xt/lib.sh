@@ -605,6 +605,21 @@ ixt_iser_ko() {
 	fi
 }
 
+# ixt_require_pyverbs: rdma-core's Python bindings (python3-pyverbs) for
+# $ixt_py, Debian's python3 (the host's python3 may be another one,
+# pyenv's, without them), and the modules user-space RDMA CM and verbs
+# need; or SKIP. For the raw iSER initiator and RDMA CM probes.
+ixt_py=/usr/bin/python3
+ixt_require_pyverbs() {
+	local m
+
+	"$ixt_py" -c 'import pyverbs.cmid' 2>/dev/null ||
+		ixt_skip_all "needs rdma-core's pyverbs for $ixt_py (python3-pyverbs)"
+	for m in ib_uverbs rdma_ucm; do
+		modprobe -q $m || ixt_skip_all "needs $m (RDMA from user space)"
+	done
+}
+
 # ixt_use_siw: soft-iWARP siw0 on veth0 instead of soft-RoCE rxe0, one
 # RDMA device per address (with two the RDMA CM's choice is ambiguous).
 # siw.ko is what scripts/setup.sh built ($IXT_SIW_KO, set by the VM's
