@@ -98,31 +98,33 @@ run_cell() {
 
 # What the profile counts besides the samples: the scheduling an IO costs.
 perf_events=context-switches,cpu-migrations,workqueue:workqueue_execute_start,irq:softirq_entry
+# The iSCSI targets' own modules, whose symbols a profile lists in full.
 target_mods=" [iscsi_target_mod] [ib_isert] [iscsi_xt] [iscsi_xt_iser] "
 
-# perf_report DATA TEXT: where the guest's CPU went during a cell, by
-# module (symbols of modules that were loaded from outside /lib/modules
-# are told apart through /proc/kallsyms), then by symbol, self time.
+# perf_report DATA TEXT: where the guest's CPU went during a cell, self
+# time by module, by symbol, and every symbol of the targets' modules.
+# Each sample line becomes "PERCENT MODULE SYMBOL": perf puts modules
+# loaded from outside /lib/modules under [kernel.kallsyms], so a kernel
+# symbol's module comes from /proc/kallsyms.
 perf_report() {
 	perf report -i "$1" --stdio --no-children --sort dso,sym -g none \
-		2>/dev/null | grep '%' >"$1.syms"
+		2>/dev/null | grep '%' |
+		awk 'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
+		     { m = $2
+		       if ($3 == "[k]") m = ($4 in mod) ? mod[$4] : "[kernel]"
+		       print $1, m, $4 }' /proc/kallsyms - >"$1.syms"
 	{
 		echo "== by module"
-		awk 'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
-		     { p = $1; sub("%", "", p); m = $2
-		       if ($3 == "[k]") m = ($4 in mod) ? mod[$4] : "[kernel]"
-		       sum[m] += p }
+		awk '{ p = $1; sub("%", "", p); sum[$2] += p }
 		     END { for (m in sum) if (sum[m] >= 0.1)
 				printf "%7.2f%%  %s\n", sum[m], m }' \
-			/proc/kallsyms "$1.syms" | sort -rn
+			"$1.syms" | sort -rn
 		echo "== by symbol"
-		awk '$1 + 0 >= 0.2' "$1.syms"
+		awk '$1 + 0 >= 0.2 { printf "%8s  %-18s %s\n", $1, $2, $3 }' \
+			"$1.syms"
 		echo "== the targets' own modules, by symbol"
-		awk -v mods="$target_mods" \
-			'NR == FNR { if ($4 ~ /^\[/) mod[$3] = $4; next }
-			 $3 == "[k]" && index(mods, " " mod[$4] " ") {
-				printf "%8s  %-18s %s\n", $1, mod[$4], $4 }' \
-			/proc/kallsyms "$1.syms"
+		awk -v mods="$target_mods" 'index(mods, " " $2 " ") {
+			printf "%8s  %-18s %s\n", $1, $2, $3 }' "$1.syms"
 	} >"$2"
 	rm -f "$1" "$1.syms"
 }
