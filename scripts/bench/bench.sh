@@ -15,9 +15,10 @@
 #               (cpu-clock, 250 Hz); its time per module and symbol goes
 #               to build/bench/profile/ (the sampling costs CPU: the
 #               cells' numbers are then not for comparison with others).
-#               Not in make check: enabling perf events patches kernel
-#               text, and under TCG that once ended in an int3 oops in
-#               __schedule (seen in a smoke run; never without -P)
+#               Not in make check: perf events patch kernel text each
+#               time they go on and off, and under TCG text patching has
+#               ended in an int3 oops twice (in __schedule during a -P
+#               smoke run, and once at boot with no perf at all)
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
 #   -t LIST     transports, in the order run: tcp, iser or tcp,iser
 #               (default: both); may be repeated
