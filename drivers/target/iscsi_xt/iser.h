@@ -20,6 +20,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -50,6 +51,10 @@
 #define IXT_ISER_POST_BATCH	16
 /* Local pieces a command's transfer carries inline (256 KiB in 32 KiB). */
 #define IXT_ISER_XFER_INLINE	9
+/* Registered RDMA READs built and posted at once. */
+#define IXT_ISER_REG_BATCH	4
+/* Pages an MR maps at most (1 MiB in 4 KiB pages). */
+#define IXT_ISER_REG_PAGES	256
 
 /* What the cm_id's context points at. */
 enum ixt_iser_ctx {
@@ -147,6 +152,40 @@ struct ixt_iser_xfer {
 };
 
 /**
+ * struct ixt_iser_reg - fast registration of a connection's RDMA READ
+ *	sinks (iser_reg.c); under the connection's tx_lock
+ * @free: the MR pool: MRs not in use.
+ * @busy: MRs posted, oldest first: their READs complete in this order.
+ * @batches: ring of @nr entries: the MRs of each batch of READs posted
+ *	and not completed, oldest first.
+ * @b_tail: where in @batches the oldest batch is.
+ * @b_nr: batches outstanding.
+ * @nr: MRs of the pool.
+ * @nr_free: MRs on @free.
+ * @access: access flags of a registration.
+ * @read_inv: READs invalidate their sinks (RDMA READ with Invalidate,
+ *	iWARP); else a Local Invalidate precedes an MR's next registration.
+ * @inv: scratch: the Local Invalidates of a batch.
+ * @reg: scratch: the registrations of a batch.
+ * @sg: scratch: the SGEs of one READ as a scatterlist for
+ *	ib_map_mr_sg(); &ixt_iser_conn.reg_pages entries.
+ */
+struct ixt_iser_reg {
+	struct list_head free;
+	struct list_head busy;
+	u32 *batches;
+	u32 b_tail;
+	u32 b_nr;
+	u32 nr;
+	u32 nr_free;
+	int access;
+	bool read_inv;
+	struct ib_send_wr inv[IXT_ISER_REG_BATCH];
+	struct ib_reg_wr reg[IXT_ISER_REG_BATCH];
+	struct scatterlist sg[];
+};
+
+/**
  * struct ixt_iser_cmd - a command of an iSER connection
  * @cmd: the core's command.
  * @flags: the iSER header's flags (%ISER_WSV, %ISER_RSV).
@@ -193,6 +232,13 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  *	as the connection was accepted).
  * @rx_max: receives the queue pair holds.
  * @ord: RDMA READs the target may have outstanding (initiator depth).
+ * @reg_pages: pages of an MR when the sinks of RDMA READs are registered
+ *	(iWARP, or the force_reg parameter); 0 when they use the local DMA
+ *	key.
+ * @post_min: send queue slots the largest unit posted at once takes:
+ *	1, or those of a registered READ (registration, READ and maybe a
+ *	Local Invalidate).
+ * @reg: the MR pool, with @reg_pages.
  * @rx_lock: protects @rx_done, @fetched, @rx_backlog and @stopping.
  * @rx_done: the backlog's receives, in order.
  * @fetched: the backlog's fetches.
@@ -223,12 +269,15 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @sq_cr_nr: signaled work requests outstanding.
  * @tx_dead: shutdown began: PDUs are freed, not sent.
  * @tx: the Send descriptors.
- * @credit_cqe: completion of an RDMA work request that ends a batch,
- *	not a fetch: it only gives slots back.
+ * @credit_cqe: completion of an RDMA WRITE that ends a batch of a
+ *	Data-In: it only gives slots back.
+ * @rd_cqe: completion of an RDMA READ that ends a batch, not a fetch:
+ *	it gives slots back, and the MRs of the batch.
  * @unsig_cqe: of the unsignaled RDMA work requests: it completes only
  *	one that failed.
  * @rd_wr: scratch: work requests the builder emits.
- * @rd_sge: scratch: their SGEs.
+ * @rd_sge: scratch: their SGEs (%IXT_ISER_POST_BATCH times @max_sge_wr,
+ *	or %IXT_ISER_REG_BATCH times @reg_pages if more).
  * @ib_wr: scratch: the same as posted.
  * @ib_sge: scratch: their SGEs as posted.
  */
@@ -248,6 +297,9 @@ struct ixt_iser_conn {
 	u32 send_depth;
 	u32 rx_max;
 	u32 ord;
+	u32 reg_pages;
+	u32 post_min;
+	struct ixt_iser_reg *reg;
 
 	spinlock_t rx_lock;	/* protects rx_done, fetched, the flags */
 	struct list_head rx_done;
@@ -271,6 +323,7 @@ struct ixt_iser_conn {
 	bool tx_dead;
 	struct ixt_iser_tx *tx[IXT_ISER_NR_TX];
 	struct ib_cqe credit_cqe;
+	struct ib_cqe rd_cqe;
 	struct ib_cqe unsig_cqe;
 	struct ixt_rd_wr rd_wr[IXT_ISER_POST_BATCH];
 	struct ixt_rd_sge *rd_sge;
@@ -292,6 +345,11 @@ static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
  * @sq_waits: times a transfer found the send queue full and waited for
  *	completions to continue.
  * @send_invs: responses sent with Invalidate of the initiator's STag.
+ * @reg_mrs: fast registrations posted (one per RDMA READ into an MR).
+ * @mr_waits: times a fetch found its connection's MR pool empty and
+ *	waited for READs to complete to continue.
+ * @remote_invs: Sends with Invalidate received (the initiator
+ *	invalidating a STag of the target's; each drops its connection).
  */
 struct ixt_iser_stats {
 	atomic64_t rdma_writes;
@@ -299,6 +357,9 @@ struct ixt_iser_stats {
 	atomic64_t xfers;
 	atomic64_t sq_waits;
 	atomic64_t send_invs;
+	atomic64_t reg_mrs;
+	atomic64_t mr_waits;
+	atomic64_t remote_invs;
 };
 
 /* iser_main.c */
@@ -308,6 +369,8 @@ extern unsigned int ixt_iser_send_depth;
 extern unsigned int ixt_iser_recv_depth;
 extern unsigned int ixt_iser_dbg_max_sge;
 extern unsigned int ixt_iser_dbg_max_wr_len;
+extern bool ixt_iser_force_reg;
+extern unsigned int ixt_iser_dbg_mr_pool;
 struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev);
 void ixt_iser_dev_put(struct ixt_iser_dev *dev);
 
@@ -319,6 +382,15 @@ void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
 			    struct rdma_cm_event *ev);
 void ixt_iser_conns_close(struct ib_device *ibdev);
 void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x);
+
+/* iser_reg.c */
+u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic);
+int ixt_iser_reg_init(struct ixt_iser_conn *ic);
+void ixt_iser_reg_free(struct ixt_iser_conn *ic);
+u32 ixt_iser_reg_room(struct ixt_iser_conn *ic);
+int ixt_iser_reg_wrs(struct ixt_iser_conn *ic, u32 rkey, u32 n,
+		     struct ib_send_wr **first);
+void ixt_iser_reg_put(struct ixt_iser_conn *ic);
 
 /* iser_tx.c */
 void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);

@@ -312,6 +312,18 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ixt_conn_close(&ic->conn);
 		return;
 	}
+	/*
+	 * The target advertises no STag of its own: an initiator that
+	 * invalidates one broke the protocol, and the MR it hit can no
+	 * longer be trusted. Dropping the connection destroys them all.
+	 */
+	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
+		atomic64_inc(&ixt_iser_stats.remote_invs);
+		pr_err_ratelimited("%pISpc: the initiator invalidated STag 0x%x, which the target never advertised: dropping the connection\n",
+				   &ic->conn.peer, wc->ex.invalidate_rkey);
+		ixt_conn_close(&ic->conn);
+		return;
+	}
 	rx->byte_len = wc->byte_len;
 	ib_dma_sync_single_for_cpu(ibdev, rx->sge[0].addr, IXT_ISER_HDRS_LEN,
 				   DMA_FROM_DEVICE);
@@ -459,6 +471,12 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 			     ic->max_sge_wr,
 			     ic->max_sge_rd, ic->max_wr_len,
 			     ic->snd_w_inv ? "yes" : "no");
+	if (ic->reg)
+		len += sysfs_emit_at(page, len,
+				     "   iSER: RDMA READ sinks registered: %u MRs of %u pages, invalidated by %s\n",
+				     ic->reg->nr, ic->reg_pages,
+				     ic->reg->read_inv ? "the READ" :
+							 "Local Invalidate");
 	return len;
 }
 
@@ -526,8 +544,10 @@ static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 {
 	u32 i;
 
-	if (ic->qp)
+	if (ic->qp) {
+		ixt_iser_reg_free(ic);
 		rdma_destroy_qp(ic->cm_id);
+	}
 	ic->qp = NULL;
 	if (ic->cq)
 		ib_free_cq(ic->cq);
@@ -604,6 +624,7 @@ static void ixt_iser_limits(struct ixt_iser_conn *ic)
 	ic->sq_free = ic->send_depth;
 	ic->rx_max = clamp_t(u32, ixt_iser_recv_depth, IXT_ISER_LOGIN_RX,
 			     a->max_qp_wr - 1);
+	ic->reg_pages = ixt_iser_reg_pages(ic);
 }
 
 static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
@@ -635,7 +656,7 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 	if (ret)
 		return ret;
 	ic->qp = ic->cm_id->qp;
-	return 0;
+	return ixt_iser_reg_init(ic);
 }
 
 /* Answers a connection request with the target's iSER CM header. */

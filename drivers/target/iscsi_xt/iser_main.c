@@ -42,6 +42,16 @@ module_param_named(dbg_max_wr_len, ixt_iser_dbg_max_wr_len, uint, 0644);
 MODULE_PARM_DESC(dbg_max_wr_len,
 		 "Debug: at most this many bytes per RDMA work request; 0: the port's limit (default 0)");
 
+bool ixt_iser_force_reg;
+module_param_named(force_reg, ixt_iser_force_reg, bool, 0644);
+MODULE_PARM_DESC(force_reg,
+		 "Register the sinks of RDMA READs with fast registration on every device, not only on iWARP, which needs it; for new connections (default N)");
+
+unsigned int ixt_iser_dbg_mr_pool;
+module_param_named(dbg_mr_pool, ixt_iser_dbg_mr_pool, uint, 0644);
+MODULE_PARM_DESC(dbg_mr_pool,
+		 "Debug: at most this many MRs per connection where READ sinks are registered; 0: as many as the send queue can use, up to 64 (default 0)");
+
 struct ixt_iser_stats ixt_iser_stats;
 struct kmem_cache *ixt_iser_cmd_cache;
 static struct dentry *ixt_iser_debugfs;
@@ -55,6 +65,9 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "xfers %lld\n", atomic64_read(&st->xfers));
 	seq_printf(m, "sq_waits %lld\n", atomic64_read(&st->sq_waits));
 	seq_printf(m, "send_invs %lld\n", atomic64_read(&st->send_invs));
+	seq_printf(m, "reg_mrs %lld\n", atomic64_read(&st->reg_mrs));
+	seq_printf(m, "mr_waits %lld\n", atomic64_read(&st->mr_waits));
+	seq_printf(m, "remote_invs %lld\n", atomic64_read(&st->remote_invs));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);

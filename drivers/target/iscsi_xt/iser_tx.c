@@ -7,15 +7,17 @@
  * Every work request holds one send queue slot until it completes. Only
  * some are signaled: every Send, the last RDMA READ of a fetch, and the
  * last work request of each batch of a transfer, unless it is the end of
- * a Data-In with the send queue not full (the command's response, a Send
- * that follows it, completes it). The send queue completes in order, so
- * a signaled completion gives back its own slot and those of the
- * unsignaled work requests posted before it: the credits of the signaled
- * ones wait in a ring, in the order posted. A full send queue always ends
- * with a signaled work request, so a completion is always to come.
+ * a Data-In with room left for the largest unit posted at once (the
+ * command's response, a Send that follows it, completes it). The send
+ * queue completes in order, so a signaled completion gives back its own
+ * slot and those of the unsignaled work requests posted before it, and
+ * the MRs of the registered RDMA READs among them (iser_reg.c): the
+ * credits of the signaled ones wait in a ring, in the order posted. A
+ * send queue without room for that largest unit always ends with a
+ * signaled work request, so a completion is always to come.
  *
- * A transfer that finds the queue full keeps its builder state and
- * continues when completions give slots back: no transfer is refused for
+ * A transfer that finds the queue full, or the MR pool empty, keeps its
+ * builder state and continues when completions give them back: no transfer is refused for
  * its size, and the queue is not sized for the worst case. PDUs go out
  * in the order they were queued (StatSN order): a Data-In keeps the PDUs
  * behind it, its command's response first, waiting until its last RDMA
@@ -120,6 +122,12 @@ static int ixt_iser_xfer_start(struct ixt_iser_conn *ic,
 	}
 	if (left)
 		return -EINVAL;
+	if (x->read && ic->reg) {
+		/* Each READ's SGEs become the page list of one MR. */
+		lim.page_size = PAGE_SIZE;
+		lim.max_pages = ic->reg_pages;
+		lim.max_sge = ic->reg_pages;
+	}
 	atomic64_inc(&ixt_iser_stats.xfers);
 	return ixt_rd_init(&x->st, x->pieces, x->nr_pieces, raddr, len, &lim);
 }
@@ -168,11 +176,16 @@ static void ixt_iser_sq_credit(struct ixt_iser_conn *ic)
 	ic->sq_cr_nr--;
 }
 
-/* A signaled work request completed: its slots are free again. */
-static void ixt_iser_slot_done(struct ixt_iser_conn *ic)
+/*
+ * A signaled work request completed: its slots are free again, and if it
+ * ends a batch of RDMA READs (@read), the MRs of the batch.
+ */
+static void ixt_iser_slot_done(struct ixt_iser_conn *ic, bool read)
 {
 	spin_lock_bh(&ic->tx_lock);
 	ixt_iser_sq_credit(ic);
+	if (read && ic->reg)
+		ixt_iser_reg_put(ic);
 	ixt_iser_tx_kick(ic);
 	spin_unlock_bh(&ic->tx_lock);
 }
@@ -181,8 +194,16 @@ static void ixt_iser_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_conn *ic = cq->cq_context;
 
-	ixt_iser_wc_ok(ic, wc, "RDMA transfer");
-	ixt_iser_slot_done(ic);
+	ixt_iser_wc_ok(ic, wc, "RDMA WRITE");
+	ixt_iser_slot_done(ic, false);
+}
+
+static void ixt_iser_rd_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ixt_iser_conn *ic = cq->cq_context;
+
+	ixt_iser_wc_ok(ic, wc, "RDMA READ");
+	ixt_iser_slot_done(ic, true);
 }
 
 /* Only an unsignaled work request that failed completes here. */
@@ -204,7 +225,7 @@ static void ixt_iser_out_done(struct ib_cq *cq, struct ib_wc *wc)
 		ixt_iser_rx_fetched(ic, x);
 	else
 		ixt_cmd_put(&icmd->cmd);
-	ixt_iser_slot_done(ic);
+	ixt_iser_slot_done(ic, true);
 }
 
 /* Turns @n work requests the builder made into a chain to post. */
@@ -253,49 +274,53 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			       struct ixt_iser_xfer *x,
 			       struct list_head *queued)
 {
+	bool reg = x->read && ic->reg, last = false;
+	struct ib_send_wr *first, *end;
 	const struct ib_send_wr *bad;
-	struct ib_send_wr *end;
-	u32 n, max;
-	bool last;
+	u32 n, max, slots;
 	int ret;
 
 	lockdep_assert_held(&ic->tx_lock);
 	while (!ixt_rd_done(&x->st)) {
-		max = min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
-		if (!max) {
-			atomic64_inc(&ixt_iser_stats.sq_waits);
-			return false;
+		if (reg) {
+			max = ixt_iser_reg_room(ic);
+		} else {
+			max = min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
+			if (!max)
+				atomic64_inc(&ixt_iser_stats.sq_waits);
 		}
+		if (!max)
+			return false;
 		n = ixt_rd_build(&x->st, max, ic->rd_wr, ic->rd_sge);
 		if (WARN_ON_ONCE(!n))
 			return false;
-		ixt_iser_xfer_wrs(ic, x, n);
+		if (reg) {
+			ret = ixt_iser_reg_wrs(ic, x->rkey, n, &first);
+			if (ret < 0)
+				goto out_fail;
+			slots = ret;
+		} else {
+			ixt_iser_xfer_wrs(ic, x, n);
+			first = &ic->ib_wr[0].wr;
+			slots = n;
+		}
 		last = ixt_rd_done(&x->st);
 		end = &ic->ib_wr[n - 1].wr;
-		ic->sq_free -= n;
-		if (last && x->read) {
-			end->wr_cqe = &x->cqe;
-			ixt_iser_sq_signal(ic, end, n);
-		} else if (!last || !ic->sq_free) {
+		ic->sq_free -= slots;
+		if (x->read) {
+			end->wr_cqe = last ? &x->cqe : &ic->rd_cqe;
+			ixt_iser_sq_signal(ic, end, slots);
+		} else if (!last || ic->sq_free < ic->post_min) {
 			end->wr_cqe = &ic->credit_cqe;
-			ixt_iser_sq_signal(ic, end, n);
+			ixt_iser_sq_signal(ic, end, slots);
 		} else {
-			ic->sq_unsig += n;
+			ic->sq_unsig += slots;
 		}
 		if (last)
 			list_del_init(queued);
-		ret = ib_post_send(ic->qp, &ic->ib_wr[0].wr, &bad);
-		if (ret) {
-			pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
-					   &ic->conn.peer,
-					   x->read ? "READ" : "WRITE", ret);
-			if (last)
-				list_add(queued, x->read ? &ic->rd_wait :
-							   &ic->tx_queue);
-			ic->tx_dead = true;
-			ixt_conn_close(&ic->conn);
-			return false;
-		}
+		ret = ib_post_send(ic->qp, first, &bad);
+		if (ret)
+			goto out_fail;
 		atomic64_add(n, x->read ? &ixt_iser_stats.rdma_reads :
 					  &ixt_iser_stats.rdma_writes);
 	}
@@ -304,6 +329,15 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 		x->pdu = NULL;
 	}
 	return true;
+
+out_fail:
+	pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
+			   &ic->conn.peer, x->read ? "READ" : "WRITE", ret);
+	if (last)
+		list_add(queued, x->read ? &ic->rd_wait : &ic->tx_queue);
+	ic->tx_dead = true;
+	ixt_conn_close(&ic->conn);
+	return false;
 }
 
 /* Maps the data segment of a PDU into the SGEs of a Send. */
@@ -613,16 +647,18 @@ int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 {
 	struct ib_device *ibdev = ic->dev->ibdev;
 	struct ixt_iser_tx *tx;
-	u32 i;
+	u32 i, nr_sge;
 
 	ic->credit_cqe.done = ixt_iser_credit_done;
+	ic->rd_cqe.done = ixt_iser_rd_done;
 	ic->unsig_cqe.done = ixt_iser_unsig_done;
 	ic->sq_credits = kcalloc(ic->send_depth, sizeof(*ic->sq_credits),
 				 GFP_KERNEL);
 	if (!ic->sq_credits)
 		return -ENOMEM;
-	ic->rd_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
-			     sizeof(*ic->rd_sge), GFP_KERNEL);
+	nr_sge = max(IXT_ISER_POST_BATCH * ic->max_sge_wr,
+		     IXT_ISER_REG_BATCH * ic->reg_pages);
+	ic->rd_sge = kvcalloc(nr_sge, sizeof(*ic->rd_sge), GFP_KERNEL);
 	ic->ib_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
 			     sizeof(*ic->ib_sge), GFP_KERNEL);
 	if (!ic->rd_sge || !ic->ib_sge)
@@ -707,7 +743,7 @@ void ixt_iser_tx_free(struct ixt_iser_conn *ic)
 		kfree(tx);
 		ic->tx[i] = NULL;
 	}
-	kfree(ic->rd_sge);
+	kvfree(ic->rd_sge);
 	kfree(ic->ib_sge);
 	kfree(ic->sq_credits);
 }

@@ -846,8 +846,10 @@ ixt_cfs_clear() {
 # whole per-CPU slabs as in use. A site is the allocator's caller, or
 # the first frame of those modules in the allocation's stack. Left out:
 # socket buffers, which the network stack frees when it is done (ACKs,
-# sends in flight), whoever allocated them, and vmap_area, which
-# vmalloc frees lazily, long after vfree(). One awk reads every cache:
+# sends in flight), whoever allocated them; vmap_area, which
+# vmalloc frees lazily, long after vfree(); and the radix tree nodes of
+# __radix_tree_preload(), a per-CPU reserve kept for later inserts
+# (null_blk's pages fill it). One awk reads every cache:
 # a process per cache costs minutes in the VM. Fails when the kernel
 # does not track allocations.
 ixt_owned_objects() {
@@ -862,7 +864,7 @@ ixt_owned_objects() {
 	[ ${#files[@]} -gt 0 ] || return 1
 	awk -v mods="[[]($mods)[]]" '
 		function flush() {
-			if (n && hit)
+			if (n && hit && site !~ /^radix_tree_node:__radix_tree_preload/)
 				sites[site] += n
 			n = hit = 0
 		}
