@@ -88,6 +88,10 @@ kselftest: modules
 check:
 	scripts/check.sh
 
+# make check, then the iSER data and fault tests again over soft-iWARP.
+check-full:
+	IXT_CHECK_FULL=1 scripts/check.sh
+
 demo:
 	scripts/demo.sh
 
@@ -97,4 +101,4 @@ bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
 .PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
-	kdoc unit kselftest check demo bench
+	kdoc unit kselftest check check-full demo bench

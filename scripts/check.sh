@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: setup, then every test layer; each step's log is kept in
-# build/check/. Steps that print "N passed, N failed" count their tests,
+# build/check/. With IXT_CHECK_FULL set (make check-full), also the slow
+# tests that make check leaves out. Steps that print "N passed, N failed" count their tests,
 # the others count as one. Ends with one line "N passed, N failed".
 
 set -uo pipefail
@@ -48,6 +49,11 @@ step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step kselftest make -s -C "$top" kselftest
 step bench-smoke "$top/scripts/bench/smoke.sh"
+# make check-full: the iSER data and fault tests again over soft-iWARP.
+if [ -n "${IXT_CHECK_FULL:-}" ]; then
+	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
+		iser_data.sh iser_faults.sh
+fi
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

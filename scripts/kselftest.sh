@@ -8,7 +8,8 @@
 #   scripts/kselftest.sh [BUILD_DIR [TEST...]]
 #
 # TEST names one test program (e.g. module_load.sh) to run alone; by
-# default all run.
+# default all run. With IXT_RDMA=siw the VM has soft-iWARP siw0 on veth0
+# in place of soft-RoCE rxe0 (results in build/vm/kselftest-siw).
 #
 # Ends with "N passed, N failed, N skipped" (one per test program) and
 # exits non-zero when any test failed or the VM did not finish.
@@ -33,10 +34,11 @@ make -s -C "$src/$col" emit_tests COLLECTION="$col" OUTPUT="$ksft/out" \
 cp -r "$src/kselftest" "$src/run_kselftest.sh" "$inst/"
 
 rc=0
-IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n kselftest \
+name=kselftest${IXT_RDMA:+-$IXT_RDMA}
+IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n "$name" \
 	"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}" || rc=$?
 
-log=$build/vm/kselftest/output.log
+log=$build/vm/$name/output.log
 pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
 skip=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -c '# SKIP' || true)
 fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)

@@ -8,12 +8,14 @@
 # - the system D-Bus (targetcli's backstore tree asks it)
 # - iscsid with an initiator name
 # - a veth pair (MTU 9000) with IPv4 and IPv6 addresses from the
-#   documentation ranges, and soft-RoCE rxe0 on veth0
+#   documentation ranges, and soft-RoCE rxe0 on veth0 (soft-iWARP siw0
+#   instead with IXT_RDMA=siw, which scripts/vm/run.sh passes on)
 # - sd_mod, since there is no udev to load it
 #
-# The addresses are exported for tests: IXT_ADDR4_T/I, IXT_ADDR6_T/I, and
+# The addresses are exported for tests: IXT_ADDR4_T/I, IXT_ADDR6_T/I,
 # IXT_SIW_KO, soft-iWARP as scripts/setup.sh built it (lib.sh's
-# ixt_use_siw puts siw0 in place of rxe0).
+# ixt_use_siw puts siw0 in place of rxe0), and IXT_RDMA_DEV, the RDMA
+# device on veth0.
 
 ixt_env_die() {
 	echo "guest-env: $*" >&2
@@ -53,9 +55,20 @@ ixt_env_setup() {
 	ip -6 addr add "$IXT_ADDR6_I/64" dev veth1 nodad
 	ip link set veth0 up
 	ip link set veth1 up
-	modprobe rdma_rxe
-	rdma link add rxe0 type rxe netdev veth0 ||
-		ixt_env_die "cannot create soft-RoCE device rxe0"
+	case $IXT_RDMA in
+	siw)
+		ixt_insmod_ko "$IXT_SIW_KO" ||
+			ixt_env_die "cannot load soft-iWARP $IXT_SIW_KO (scripts/setup.sh builds it)"
+		;;
+	rxe)
+		modprobe rdma_rxe
+		;;
+	*)
+		ixt_env_die "IXT_RDMA=$IXT_RDMA: rxe or siw expected"
+		;;
+	esac
+	rdma link add "$IXT_RDMA_DEV" type "$IXT_RDMA" netdev veth0 ||
+		ixt_env_die "cannot create RDMA device $IXT_RDMA_DEV"
 }
 
 # ixt_insmod_ko KO [PARAM...]: insmod a built module after the modules it
@@ -103,5 +116,7 @@ export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
 export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
 export IXT_IN_VM=1
 export IXT_SIW_KO=$IXT_BUILD/siw/siw.ko
+export IXT_RDMA=${IXT_RDMA:-rxe}
+export IXT_RDMA_DEV=${IXT_RDMA}0
 export IXT_KO=${IXT_KO:-$IXT_TOP/drivers/target/iscsi_xt/iscsi_xt.ko}
 ixt_env_setup

@@ -16,7 +16,8 @@
 # directory and IXT_OUT naming a folder shared with the host: whatever it
 # writes there appears in build/vm/NAME/ on the host, next to the job's
 # output (output.log), the guest's kernel log (dmesg.log) and the serial
-# console log (console.log). The exit status is the script's.
+# console log (console.log). The exit status is the script's. IXT_RDMA
+# (rxe, the default, or siw) picks the guest's RDMA device on veth0.
 
 set -euo pipefail
 
@@ -54,6 +55,7 @@ mkdir -p "$out"
 {
 	echo "export IXT_TOP=$(printf %q "$top") IXT_OUT=$(printf %q "$out")"
 	echo "export IXT_BUILD=$(printf %q "$build") IXT_KVER=$(printf %q "$kver")"
+	echo "export IXT_RDMA=$(printf %q "${IXT_RDMA:-rxe}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Faults during IO over iSER lose no data, leak nothing, and neither oops
-# nor hang. open-iscsi over iSER (ib_iser on soft-RoCE rxe0, initiator
+# nor hang. open-iscsi over iSER (ib_iser on soft-RoCE rxe0, or on
+# soft-iWARP siw0 with IXT_RDMA=siw as make check-full runs it; initiator
 # and target in the same VM) runs fio with CRC32C verification (random
 # 64 KiB writes, libaio, O_DIRECT, iodepth 8, each batch read back while
 # later ones are written) on a ramdisk LUN of target A, again and again
@@ -46,14 +47,16 @@ tgt_b=$pre:b
 portal=$IXT_ADDR4_T:3260
 hba=$IXT_CFS/core/rd_mcp_81
 dbg_sessions=/sys/kernel/debug/iscsi_xt/sessions
-rxe=rxe0
+# The VM's RDMA device: soft-RoCE rxe0, or siw0 with IXT_RDMA=siw.
+rxe=${IXT_RDMA_DEV:-rxe0}
+rxe_type=${IXT_RDMA:-rxe}
 rxe_netdev=veth0
 ixt_work
 
-# The soft-RoCE device, back if a failed step left it deleted.
+# The RDMA device, back if a failed step left it deleted.
 rxe_back() {
 	rdma link show "$rxe/1" >/dev/null 2>&1 ||
-		rdma link add "$rxe" type rxe netdev "$rxe_netdev"
+		rdma link add "$rxe" type "$rxe_type" netdev "$rxe_netdev"
 }
 
 cleanup() {
@@ -173,8 +176,8 @@ case_rdma_gone() {
 		eval 'ixt_wait 15 a_closed || { show_a; false; }'
 	# An outage long enough for the initiator to try and fail.
 	sleep 3
-	ixt_check "rdma link add $rxe type rxe netdev $rxe_netdev" \
-		rdma link add "$rxe" type rxe netdev "$rxe_netdev"
+	ixt_check "rdma link add $rxe type $rxe_type netdev $rxe_netdev" \
+		rdma link add "$rxe" type "$rxe_type" netdev "$rxe_netdev"
 	ixt_check "the target listens on $portal again (LISTEN cm_id, kernel log)" \
 		eval 'ixt_wait 15 listening_again || { show_cm_ids; false; }'
 	ixt_check "the initiator logs in again by itself" \

@@ -846,19 +846,24 @@ ixt_cfs_clear() {
 # whole per-CPU slabs as in use. A site is the allocator's caller, or
 # the first frame of those modules in the allocation's stack. Left out:
 # socket buffers, which the network stack frees when it is done (ACKs,
-# sends in flight), whoever allocated them; vmap_area, which
-# vmalloc frees lazily, long after vfree(); and the radix tree nodes of
-# __radix_tree_preload(), a per-CPU reserve kept for later inserts
-# (null_blk's pages fill it). One awk reads every cache:
-# a process per cache costs minutes in the VM. Fails when the kernel
-# does not track allocations.
+# sends in flight), whoever allocated them; the TCP bind buckets of a
+# port, which live while any socket on it does (an iWARP listener's
+# accepted connections sit in TIME_WAIT for a minute after they close);
+# vmap_area, which vmalloc frees lazily, long after vfree(); and the
+# radix tree nodes of __radix_tree_preload(), a per-CPU reserve kept for
+# later inserts (null_blk's pages fill it). One awk reads every cache: a
+# process per cache costs minutes in the VM. Fails when the kernel does
+# not track allocations.
 ixt_owned_objects() {
 	local mods f files=()
 
 	mods=$(IFS='|'; echo "$*")
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	for f in /sys/kernel/debug/slab/*/alloc_traces; do
-		case $f in */skbuff_*|*/vmap_area/*) continue ;; esac
+		case $f in
+		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/vmap_area/*)
+			continue ;;
+		esac
 		[ -e "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || return 1
