@@ -39,7 +39,6 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_79/ixt_iser_rd
 ib=$IXT_CFS/core/iblock_79/ixt_iser_nb
 rd_pages=32768
-stats=/sys/kernel/debug/iscsi_xt_iser/stats
 iser_params=/sys/module/iscsi_xt_iser/parameters
 mnt=$(mktemp -d)
 work=$(mktemp -d)
@@ -74,19 +73,6 @@ login() {
 	disk[0]=$(ixt_target_disk "$tgt" 0) && disk[1]=$(ixt_target_disk "$tgt" 1)
 }
 
-# fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
-# KiB (8 MiB at most) at the start of the next unused 8 MiB region of LUN.
-fio_cell() {
-	local lun=$1
-
-	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
-}
-
-# iser_stat NAME: a counter of the iSER transport.
-iser_stat() {
-	awk -v n="$1" '$1 == n { print $2 }' "$stats"
-}
-
 ixt_begin 53
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
@@ -105,24 +91,24 @@ ixt_check "the initiator logs in over iSER, both LUNs show up as disks" login ""
 ixt_check "the session runs over iSER" \
 	eval '[ "$(ixt_sid_transport "$(ixt_sid iser "$tgt")")" = iser ]'
 
-w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads) i0=$(iser_stat send_invs)
+w0=$(ixt_iser_stat rdma_writes) r0=$(ixt_iser_stat rdma_reads) i0=$(ixt_iser_stat send_invs)
 declare -A cell_kib=([512]=1024 [4k]=4096 [64k]=8192 [1M]=8192 [4M]=8192)
 for lun in 0 1; do
 	for qd in 1 32; do
 		for bs in 512 4k 64k 1M; do
 			ixt_check "LUN $lun: fio random writes verified, bs=$bs iodepth=$qd" \
-				fio_cell $lun $bs $qd "${cell_kib[$bs]}"
+				ixt_fio_cell $lun $bs $qd "${cell_kib[$bs]}"
 		done
 	done
 	ixt_check "LUN $lun: fio random writes verified, bs=4M iodepth=4" \
-		fio_cell $lun 4M 4 8192
+		ixt_fio_cell $lun 4M 4 8192
 done
-ixt_check "the data moved by RDMA WRITEs and READs ($(($(iser_stat rdma_writes) - w0)) and $(($(iser_stat rdma_reads) - r0)))" \
-	eval '[ "$(iser_stat rdma_writes)" -gt "$w0" ] && [ "$(iser_stat rdma_reads)" -gt "$r0" ]'
+ixt_check "the data moved by RDMA WRITEs and READs ($(($(ixt_iser_stat rdma_writes) - w0)) and $(($(ixt_iser_stat rdma_reads) - r0)))" \
+	eval '[ "$(ixt_iser_stat rdma_writes)" -gt "$w0" ] && [ "$(ixt_iser_stat rdma_reads)" -gt "$r0" ]'
 # ib_iser registers every buffer and takes Send with Invalidate; it drops
 # the connection on an invalidation of a STag that is not the command's.
-ixt_check "responses invalidated the initiator's STags ($(($(iser_stat send_invs) - i0)) Sends with Invalidate)" \
-	eval '[ "$(iser_stat send_invs)" -gt "$i0" ]'
+ixt_check "responses invalidated the initiator's STags ($(($(ixt_iser_stat send_invs) - i0)) Sends with Invalidate)" \
+	eval '[ "$(ixt_iser_stat send_invs)" -gt "$i0" ]'
 
 ixt_check "mkfs.ext4 on LUN 1" \
 	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { ixt_show_tail "$work/mkfs"; false; }'
@@ -147,9 +133,9 @@ scenario() {
 	ixt_check "$name: negotiated $(printf '%s, ' "$@" | sed 's/, $//')" \
 		ixt_negotiated "$@"
 	ixt_check "$name: LUN 0: fio random writes verified, bs=64k iodepth=8" \
-		fio_cell 0 64k 8 8192
+		ixt_fio_cell 0 64k 8 8192
 	ixt_check "$name: LUN 1: fio random writes verified, bs=1M iodepth=4" \
-		fio_cell 1 1M 4 8192
+		ixt_fio_cell 1 1M 4 8192
 }
 
 scenario "all fetched" "ImmediateData=No InitialR2T=Yes" \
@@ -175,7 +161,7 @@ ixt_check "40 receives: a fresh login shows both LUNs" login ""
 ixt_check "40 receives: the command window is cut to 24 ($(max_window))" \
 	eval '[ "$(max_window)" = 24 ]'
 ixt_check "40 receives: LUN 0: fio random writes verified, bs=4k iodepth=32" \
-	fio_cell 0 4k 32 4096
+	ixt_fio_cell 0 4k 32 4096
 echo 512 >"$iser_params/recv_depth"
 
 # The builder at its smallest: every work request one SGE of at most
@@ -183,13 +169,13 @@ echo 512 >"$iser_params/recv_depth"
 echo 1 >"$iser_params/dbg_max_sge"
 echo 4096 >"$iser_params/dbg_max_wr_len"
 echo 4 >"$iser_params/send_depth"
-x0=$(iser_stat xfers) w0=$(iser_stat rdma_writes) r0=$(iser_stat rdma_reads) q0=$(iser_stat sq_waits)
+x0=$(ixt_iser_stat xfers) w0=$(ixt_iser_stat rdma_writes) r0=$(ixt_iser_stat rdma_reads) q0=$(ixt_iser_stat sq_waits)
 scenario "small builder limits" "" "" "ImmediateData: Yes"
 ixt_check "LUN 1: fio random writes verified, bs=4M iodepth=2, small builder limits" \
-	fio_cell 1 4M 2 8192
-xfers=$(($(iser_stat xfers) - x0))
-wrs=$(($(iser_stat rdma_writes) - w0 + $(iser_stat rdma_reads) - r0))
-waits=$(($(iser_stat sq_waits) - q0))
+	ixt_fio_cell 1 4M 2 8192
+xfers=$(($(ixt_iser_stat xfers) - x0))
+wrs=$(($(ixt_iser_stat rdma_writes) - w0 + $(ixt_iser_stat rdma_reads) - r0))
+waits=$(($(ixt_iser_stat sq_waits) - q0))
 ixt_check "small builder limits: transfers divided ($wrs work requests for $xfers transfers)" \
 	[ "$wrs" -ge $((xfers * 8)) ]
 ixt_check "small builder limits: transfers waited for send queue slots and went on ($waits times)" \

@@ -275,8 +275,7 @@ owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 # The first HBA loads the target core's backend modules, which register
 # for good: before the snapshot.
 mkdir -p "$hba" || ktap_exit_fail_msg "cannot create $hba"
-ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.before"
-tracked=$?
+ixt_owned_mark "${owners[@]}"
 {
 	add_target "$tgt_a" 16384 && add_target "$tgt_b" 1024
 } || ktap_exit_fail_msg "cannot configure the targets"
@@ -307,11 +306,6 @@ ixt_check "iscsi_xt_iser holds the RDMA resources it held before the first login
 	res_back
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "the configuration is cleared" ixt_cfs_clear
-if [ "$tracked" -ne 0 ]; then
-	ktap_test_skip "no object of ${owners[*]} left behind (needs slub_debug=U and debugfs)"
-else
-	ixt_check "no object of ${owners[*]} left behind once the configuration is cleared" \
-		ixt_owned_back "${owners[@]}"
-fi
+ixt_owned_check "once the configuration is cleared" "${owners[@]}"
 ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
 ixt_finish

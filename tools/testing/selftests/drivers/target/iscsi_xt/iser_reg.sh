@@ -36,7 +36,6 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_81/ixt_reg_rd
 ib=$IXT_CFS/core/iblock_81/ixt_reg_nb
 hba=$IXT_CFS/core/rd_mcp_81
-stats=/sys/kernel/debug/iscsi_xt_iser/stats
 iser_params=/sys/module/iscsi_xt_iser/parameters
 owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 disk=()
@@ -56,18 +55,6 @@ login() {
 	ixt_iser_logout "$tgt" "$portal"
 	ixt_iser_login "$tgt" "$portal" || return 1
 	disk[0]=$(ixt_target_disk "$tgt" 0) && disk[1]=$(ixt_target_disk "$tgt" 1)
-}
-
-# fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
-# KiB at the start of the next unused 8 MiB region of LUN.
-fio_cell() {
-	local lun=$1
-
-	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
-}
-
-iser_stat() {
-	awk -v n="$1" '$1 == n { print $2 }' "$stats"
 }
 
 # mrs: the MRs iscsi_xt_iser holds.
@@ -95,12 +82,12 @@ snap() {
 	local n
 
 	for n in rdma_reads reg_mrs mr_waits; do
-		c0[$n]=$(iser_stat $n)
+		c0[$n]=$(ixt_iser_stat $n)
 	done
 }
 
 grew() {
-	echo $(($(iser_stat "$1") - c0[$1]))
+	echo $(($(ixt_iser_stat "$1") - c0[$1]))
 }
 
 # every_read_registered: since snap, READs were posted and each went
@@ -117,13 +104,13 @@ every_read_registered() {
 # on LUN 0, 1 MiB at iodepth 4 and 4 MiB at iodepth 2 on LUN 1.
 cells() {
 	ixt_check "$1: LUN 0: fio random writes verified, bs=4k iodepth=32" \
-		fio_cell 0 4k 32 2048
+		ixt_fio_cell 0 4k 32 2048
 	ixt_check "$1: LUN 0: fio random writes verified, bs=64k iodepth=8" \
-		fio_cell 0 64k 8 4096
+		ixt_fio_cell 0 64k 8 4096
 	ixt_check "$1: LUN 1: fio random writes verified, bs=1M iodepth=4" \
-		fio_cell 1 1M 4 8192
+		ixt_fio_cell 1 1M 4 8192
 	ixt_check "$1: LUN 1: fio random writes verified, bs=4M iodepth=2" \
-		fio_cell 1 4M 2 8192
+		ixt_fio_cell 1 4M 2 8192
 }
 
 # tiny NAME DEV: a fresh login with one MR and a send queue of 4: fio
@@ -138,9 +125,9 @@ tiny() {
 		eval 'login && on_dev "$dev" && mrs_are 1'
 	snap
 	ixt_check "$1: LUN 0: fio random writes verified, bs=64k iodepth=8" \
-		fio_cell 0 64k 8 4096
+		ixt_fio_cell 0 64k 8 4096
 	ixt_check "$1: LUN 1: fio random writes verified, bs=1M iodepth=4" \
-		fio_cell 1 1M 4 8192
+		ixt_fio_cell 1 1M 4 8192
 	ixt_check "$1: fetches waited for the MR and went on ($(grew mr_waits) times)" \
 		eval '[ "$(grew mr_waits)" -gt 0 ] && every_read_registered'
 	echo 0 >"$iser_params/dbg_mr_pool"
@@ -156,8 +143,7 @@ ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transpo
 ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=8192 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 mkdir -p "$hba" || ktap_exit_fail_msg "cannot create $hba"
-ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.before"
-tracked=$?
+ixt_owned_mark "${owners[@]}"
 ixt_data_target "$tpg" "$rd" "$ib" 16384 "$portal" 1 ||
 	ktap_exit_fail_msg "cannot configure the target"
 # The listener's cm_id.
@@ -180,7 +166,7 @@ echo N >"$iser_params/force_reg"
 ixt_check "rxe0: a fresh login holds no MR" eval 'login && on_dev rxe0 && mrs_are 0'
 snap
 ixt_check "rxe0: LUN 1: fio random writes verified, bs=1M iodepth=4" \
-	fio_cell 1 1M 4 8192
+	ixt_fio_cell 1 1M 4 8192
 ixt_check "rxe0: RDMA READs without registration ($(grew rdma_reads) READs, $(grew reg_mrs) registrations)" \
 	eval '[ "$(grew rdma_reads)" -gt 0 ] && [ "$(grew reg_mrs)" = 0 ]'
 
@@ -202,12 +188,7 @@ ixt_check "the initiator logs out, iscsi_xt_iser holds the RDMA resources it hel
 ixt_node iser "$tgt" "$portal" -o delete
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "the configuration is cleared" eval 'ixt_cfs_clear && rmmod null_blk'
-if [ "$tracked" -ne 0 ]; then
-	ktap_test_skip "no object of ${owners[*]} left behind (needs slub_debug=U and debugfs)"
-else
-	ixt_check "no object of ${owners[*]} left behind once the configuration is cleared" \
-		ixt_owned_back "${owners[@]}"
-fi
+ixt_owned_check "once the configuration is cleared" "${owners[@]}"
 ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
 ixt_check "rxe0 is back on veth0" eval 'ixt_use_rxe && [ -d /sys/class/infiniband/rxe0 ]'
 ixt_check "no RDMA work request failed" \

@@ -248,6 +248,16 @@ ixt_fio_verify() {
 	return 1
 }
 
+# ixt_fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over
+# KIB KiB (8 MiB at most) at the start of the next unused 8 MiB region of
+# LUN, whose disk is the caller's ${disk[LUN]} and next region its
+# ${region[LUN]}.
+ixt_fio_cell() {
+	local lun=$1
+
+	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
+}
+
 # ixt_negotiated "Key: Value"...: iscsiadm shows each of them for the
 # open-iscsi session; prints what it shows instead when not.
 ixt_negotiated() {
@@ -949,6 +959,34 @@ ixt_owned_back() {
 	[ -z "$grown" ] && return 0
 	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
 	return 1
+}
+
+# ixt_owned_mark OWNER...: the ixt_owned_objects listing of the OWNER
+# modules now, in $IXT_WORK/owned.before, for ixt_owned_check.
+IXT_OWNED_TRACKED=1
+ixt_owned_mark() {
+	ixt_work || return 1
+	ixt_owned_objects "$@" >"$IXT_WORK/owned.before"
+	IXT_OWNED_TRACKED=$?
+}
+
+# ixt_owned_check WHEN OWNER...: one subtest, "no object of OWNERs left
+# behind WHEN" (ixt_owned_back since ixt_owned_mark), or a SKIP if the
+# kernel did not track allocations then.
+ixt_owned_check() {
+	local when=$1
+
+	shift
+	if [ "$IXT_OWNED_TRACKED" -ne 0 ]; then
+		ktap_test_skip "no object of $* left behind (needs slub_debug=U and debugfs)"
+	else
+		ixt_check "no object of $* left behind $when" ixt_owned_back "$@"
+	fi
+}
+
+# ixt_iser_stat NAME: a counter of the iSER transport (debugfs).
+ixt_iser_stat() {
+	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt_iser/stats
 }
 
 # ixt_owned_growth BEFORE AFTER LIMIT: from two ixt_owned_objects
