@@ -11,7 +11,10 @@
  * - a command's RDMA transfers (&struct ixt_iser_xfer) keep its lines:
  *   a fetch (RDMA READs) holds a reference on the command; a Data-In
  *   (RDMA WRITEs) is followed on the same send queue by the command's
- *   response, which holds the target core's reference until it completes.
+ *   response, which holds the target core's reference until it completes;
+ * - an MR of the connection's pool (&struct ixt_iser_reg) is busy from the
+ *   post of its RDMA READ until that READ's batch completes, and the pool
+ *   is destroyed after the queue pair is drained, before it is destroyed.
  */
 #ifndef _ISCSI_XT_ISER_H
 #define _ISCSI_XT_ISER_H
