@@ -8,20 +8,21 @@
  * some are signaled: every Send, the last RDMA READ of a fetch, and the
  * last work request of each batch of a transfer, unless it is the end of
  * a Data-In with room left for the largest unit posted at once (the
- * command's response, a Send that follows it, completes it). The send
- * queue completes in order, so a signaled completion gives back its own
- * slot and those of the unsignaled work requests posted before it, and
- * the MRs of the registered RDMA READs among them (iser_reg.c): the
- * credits of the signaled ones wait in a ring, in the order posted. A
+ * command's response, a Send that follows it, completes it). A signaled
+ * completion gives back its own slot and those of the unsignaled work
+ * requests posted before it: the credits of the signaled ones wait in a
+ * ring, in the order posted. Only the completion of a READ that ends a
+ * batch gives back the MRs of registered READs (iser_reg.c): an iWARP
+ * device may report a Send posted after a READ complete before it. A
  * send queue without room for that largest unit always ends with a
  * signaled work request, so a completion is always to come.
  *
  * A transfer that finds the queue full, or the MR pool empty, keeps its
- * builder state and continues when completions give them back: no transfer is refused for
- * its size, and the queue is not sized for the worst case. PDUs go out
- * in the order they were queued (StatSN order): a Data-In keeps the PDUs
- * behind it, its command's response first, waiting until its last RDMA
- * WRITE is posted.
+ * builder state and continues when completions give them back: no
+ * transfer is refused for its size, and the queue is not sized for the
+ * worst case. PDUs go out in the order they were queued (StatSN order):
+ * a Data-In keeps the PDUs behind it, its command's response first,
+ * waiting until its last RDMA WRITE is posted.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
