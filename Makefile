@@ -88,7 +88,8 @@ kselftest: modules
 check:
 	scripts/check.sh
 
-# make check, then the iSER data and fault tests again over soft-iWARP.
+# make check, then the iSER data, fault and bad-input tests again over
+# soft-iWARP.
 check-full:
 	IXT_CHECK_FULL=1 scripts/check.sh
 

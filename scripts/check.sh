@@ -49,10 +49,11 @@ step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step kselftest make -s -C "$top" kselftest
 step bench-smoke "$top/scripts/bench/smoke.sh"
-# make check-full: the iSER data and fault tests again over soft-iWARP.
+# make check-full: the iSER data, fault and bad-input tests again over
+# soft-iWARP.
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
-		iser_data.sh iser_faults.sh
+		iser_data.sh iser_faults.sh iser_badinput.sh
 fi
 
 if [ "$skip" -gt 0 ]; then

@@ -412,11 +412,14 @@ EXPORT_SYMBOL_GPL(ixt_conn_rx_stopped);
  * the release waits for.
  *
  * Context: Any context but hard IRQ.
+ * Return: true for the call that scheduled the release work.
  */
-void ixt_conn_close(struct ixt_conn *conn)
+bool ixt_conn_close(struct ixt_conn *conn)
 {
-	if (!test_and_set_bit(IXT_CONN_F_CLOSING, &conn->flags))
-		queue_work(ixt_wq, &conn->release_work);
+	if (test_and_set_bit(IXT_CONN_F_CLOSING, &conn->flags))
+		return false;
+	queue_work(ixt_wq, &conn->release_work);
+	return true;
 }
 EXPORT_SYMBOL_GPL(ixt_conn_close);
 

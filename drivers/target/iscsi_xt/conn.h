@@ -277,7 +277,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 		  struct ixt_portal *portal);
 void ixt_conn_uninit(struct ixt_conn *conn);
 void ixt_conn_start(struct ixt_conn *conn);
-void ixt_conn_close(struct ixt_conn *conn);
+bool ixt_conn_close(struct ixt_conn *conn);
 bool ixt_conn_closing(struct ixt_conn *conn);
 bool ixt_conn_rx_stopped(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);

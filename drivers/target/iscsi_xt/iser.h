@@ -381,6 +381,8 @@ void ixt_iser_dev_put(struct ixt_iser_dev *dev);
 extern const struct ixt_transport_ops ixt_iser_ops;
 int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		    struct ixt_portal *portal);
+void ixt_iser_conn_lost(struct ixt_iser_conn *ic, const char *what,
+			const char *how);
 void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
 			    struct rdma_cm_event *ev);
 void ixt_iser_conns_close(struct ib_device *ibdev);

@@ -305,10 +305,12 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 i;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err_ratelimited("%pISpc: receive failed: %s\n",
-					   &ic->conn.peer,
-					   ib_wc_status_msg(wc->status));
+		if (wc->status == IB_WC_WR_FLUSH_ERR) {
+			ixt_iser_conn_lost(ic, "receive", " flushed");
+			return;
+		}
+		pr_err_ratelimited("%pISpc: receive failed: %s\n",
+				   &ic->conn.peer, ib_wc_status_msg(wc->status));
 		ixt_conn_close(&ic->conn);
 		return;
 	}
@@ -802,6 +804,32 @@ out_reject:
 }
 
 /**
+ * ixt_iser_conn_lost() - the connection ends from below
+ * @ic: the connection.
+ * @what: what told of it: a flushed work request, an RDMA CM event.
+ * @how: appended to @what.
+ *
+ * Closes the connection. When that was not under way and the connection
+ * was in full feature phase (no Logout), it was lost: the initiator
+ * disconnected or an iWARP peer sent a TERMINATE (whose cause, a READ
+ * of an invalid STag say, only the peer knows: the target's READs just
+ * flush). Says so, once, with the commands it had.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_iser_conn_lost(struct ixt_iser_conn *ic, const char *what,
+			const char *how)
+{
+	struct ixt_conn *conn = &ic->conn;
+
+	if (ixt_conn_close(conn) &&
+	    READ_ONCE(conn->state) == IXT_CONN_FULL_FEATURE)
+		pr_warn_ratelimited("%pISpc: connection lost: %s%s, commands in progress: %d\n",
+				    &conn->peer, what, how,
+				    atomic_read(&conn->nr_cmds));
+}
+
+/**
  * ixt_iser_conn_cm_event() - an RDMA CM event of a connection
  * @ic: the connection.
  * @ev: the event.
@@ -816,10 +844,8 @@ void ixt_iser_conn_cm_event(struct ixt_iser_conn *ic,
 {
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		return;
-	pr_debug("%pISpc: %s\n", &ic->conn.peer,
-		 rdma_event_msg(ev->event));
 	complete_all(&ic->cm_gone);
-	ixt_conn_close(&ic->conn);
+	ixt_iser_conn_lost(ic, "RDMA CM event ", rdma_event_msg(ev->event));
 }
 
 /**

@@ -133,17 +133,22 @@ static int ixt_iser_xfer_start(struct ixt_iser_conn *ic,
 	return ixt_rd_init(&x->st, x->pieces, x->nr_pieces, raddr, len, &lim);
 }
 
-/* A failed work request ends the connection; a flushed one is expected. */
+/*
+ * A failed work request ends the connection; a flushed one is expected
+ * once the connection ends, and tells of its end when it comes first.
+ */
 static bool ixt_iser_wc_ok(struct ixt_iser_conn *ic, struct ib_wc *wc,
 			   const char *what)
 {
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_err_ratelimited("%pISpc: %s failed: %s (vendor error 0x%x)\n",
-				   &ic->conn.peer, what,
-				   ib_wc_status_msg(wc->status),
-				   wc->vendor_err);
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		ixt_iser_conn_lost(ic, what, " flushed");
+		return false;
+	}
+	pr_err_ratelimited("%pISpc: %s failed: %s (vendor error 0x%x)\n",
+			   &ic->conn.peer, what, ib_wc_status_msg(wc->status),
+			   wc->vendor_err);
 	ixt_conn_close(&ic->conn);
 	return false;
 }

@@ -16,7 +16,8 @@
 #   wrong STag, a VA 4 KiB before the end of the buffer, an expected
 #   length over the buffer its STag names): remote access error, closed,
 #   the blocks (a pattern written and read back over iSER first) and
-#   their neighbours unchanged;
+#   their neighbours unchanged; the same for a write naming a buffer
+#   whose MR the initiator deregistered before sending it;
 # - immediate data over FirstBurstLength: Reject 0x04, the session goes
 #   on; an unsolicited Data-Out past FirstBurstLength: Reject 0x04,
 #   closed; both leave the LUN unchanged;
@@ -34,16 +35,26 @@
 #   descriptor builder at 1 SGE and 4 KiB per work request, a send queue
 #   of 4): Function complete, or Task does not exist after the write's
 #   response;
+# - a 2 MiB write (512 RDMA READs, the builder as for the abort) whose
+#   MR the initiator deregisters right after the command, and one whose
+#   connection it tears down: the blocks hold the old pattern or the
+#   whole write, never a mix, their neighbours unchanged;
+# - a NOP-Out as Send with Invalidate of an MR of the target's (every
+#   connection registers its READ sinks: force_reg, as over iWARP): closed,
+#   logged and counted (remote_invs);
 # - a login with RDMAExtensions=No: Login Response 0x0200, closed; one
 #   without the key: the target offers RDMAExtensions=Yes and holds the
 #   transition to full feature phase until it is answered; digests
 #   offered: "None" for CRC32C,None, "Reject" for CRC32C, no digest used.
 # Each connection the target closed took its session along. Then the
-# cases that close a connection or flood it, and the abort, once more,
+# cases that close a connection or flood it, the abort and the cut
+# writes, once more,
 # must leave no object of the target's modules behind (with
 # slub_debug=U), every cache line is back in the pool, the RDMA
 # resources of iscsi_xt_iser are back to what they were, open-iscsi
 # still logs in over iSER and reads the LUN, and the modules unload.
+# Runs on whichever device the VM put on veth0: rxe0, or siw0 in make
+# check-full (IXT_RDMA=siw), where every READ sink is registered anyway.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -66,7 +77,8 @@ ixt_work
 
 cases_cm=(cm_no_header cm_zbva)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
-cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer)
+cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer
+	write_stag_invalidated)
 cases_unsol=(imm_over_fbl unsol_over_fbl imm_unaligned)
 cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
@@ -75,7 +87,7 @@ cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"
 # The second round: the cases that end a connection in the middle of
 # something, or flood it.
 cases_again=(msg_10_bytes msg_not_ctrl msg_short_data write_bad_stag
-	write_edtl_over_buffer unsol_over_fbl imm_over_fbl nop_flood cmdsn_flood
+	write_edtl_over_buffer write_stag_invalidated unsol_over_fbl imm_over_fbl nop_flood cmdsn_flood
 	login_rdma_ext_no)
 
 # small_builder on|off: the descriptor builder at its smallest, so that
@@ -90,8 +102,15 @@ small_builder() {
 		echo $depth >"$iser_params/send_depth"
 }
 
+# force_reg Y|N: whether the connections that come after register their
+# RDMA READ sinks on a device that does not need it (rxe0).
+force_reg() {
+	echo "$1" >"$iser_params/force_reg"
+}
+
 cleanup() {
 	small_builder off
+	force_reg N
 	ixt_iser_logout "$tgt" "$portal"
 	ixt_node iser "$tgt" "$portal" -o delete
 	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
@@ -111,8 +130,10 @@ again() {
 	local rc=0
 
 	{ raw "${cases_again[@]}" && small_builder on &&
-		raw abort_large_write; } || rc=1
+		raw abort_large_write write_cut_stag write_cut_conn &&
+		force_reg Y && raw send_with_invalidate; } || rc=1
 	small_builder off
+	force_reg N
 	[ $rc -eq 0 ] || ixt_raw_print '^ok '
 	return $rc
 }
@@ -147,7 +168,7 @@ open_iscsi_reads() {
 		ixt_iser_logout "$tgt" "$portal"
 }
 
-ixt_begin $((${#cases[@]} + 1 + 11 + 7))
+ixt_begin $((${#cases[@]} + 4 + 12 + 7))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
@@ -168,8 +189,15 @@ ixt_raw_cases "${cases[@]}"
 ktap_print_msg "the cases took $((SECONDS - t0)) s"
 
 small_builder on
-ixt_raw_cases abort_large_write
+ixt_raw_cases abort_large_write write_cut_stag write_cut_conn
 small_builder off
+# shellcheck disable=SC2034 # a check evals them
+invs0=$(ixt_iser_stat remote_invs)
+force_reg Y
+ixt_raw_cases send_with_invalidate
+force_reg N
+# shellcheck disable=SC2034
+invs1=$(ixt_iser_stat remote_invs)
 
 ixt_check "no session is left: every connection the target closed took its session along" \
 	eval 'ixt_wait 10 no_session || { ktap_print_msg "dynamic_sessions: $(tr "\n" " " <"$tpg/dynamic_sessions")"; false; }'
@@ -183,8 +211,17 @@ ixt_check "logged: iSER messages 0x20 and 0x00 not supported" \
 ixt_check "logged: more AHS and data announced than received" \
 	logged "opcode 0x00: 4096 bytes of AHS and data announced, 100 received" \
 	"opcode 0x00: 32 bytes of AHS and data announced, 0 received"
-ixt_check "logged: the RDMA READs failed with a remote access error" \
-	logged "(RDMA READ|RDMA transfer) failed: remote access error"
+if [ "$IXT_RDMA" = siw ]; then
+	# iWARP: the initiator's device answers a READ it refuses with a
+	# TERMINATE (RDMAP, remote protection) and the connection ends: the
+	# target's READs flush without a cause of their own.
+	ixt_check "logged: the initiator's TERMINATE ended connections under their RDMA READs" \
+		logged "siw: got TERMINATE\. layer 0, type 1," \
+		"connection lost: .*, commands in progress: [1-9]"
+else
+	ixt_check "logged: the RDMA READs failed with a remote access error" \
+		logged "(RDMA READ|RDMA transfer) failed: remote access error"
+fi
 ixt_check "logged: the Rejects of unsolicited data over FirstBurstLength" \
 	logged "rejecting opcode 0x01, reason 0x04" "rejecting opcode 0x05, reason 0x04"
 ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \
@@ -195,6 +232,10 @@ ixt_check "logged: ABORT TASK (task management function 1)" \
 	logged "task management function 1 on LUN 0"
 ixt_check "logged: the login with RDMAExtensions=No failed (0x0200)" \
 	logged "login of iqn\.2026-11\.org\.example:ixt-iser-raw failed, status 0x0200"
+ixt_check "logged and counted: the initiator's Send with Invalidate of a target STag" \
+	eval 'logged "the initiator invalidated STag 0x[0-9a-f]+, which the target never advertised" &&
+	      { [ $((invs1 - invs0)) -eq 1 ] ||
+		{ ktap_print_msg "remote_invs went from $invs0 to $invs1"; false; }; }'
 
 sleep 2
 ixt_owned_mark "${owners[@]}"

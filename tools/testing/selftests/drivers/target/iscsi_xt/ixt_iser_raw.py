@@ -18,10 +18,12 @@ python3-pyverbs (/usr/bin/python3) and the RDMA device the target's
 portal listens on (soft-RoCE rxe0 in the VM, or soft-iWARP siw0).
 """
 
+import json
 import os
 import select
 import signal
 import struct
+import subprocess
 import sys
 import time
 
@@ -283,17 +285,24 @@ class IserConnection(Connection):
         return self._account(Pdu(hdr, msg[HDRS + ahs:HDRS + ahs + dlength]))
 
     # Sending.
-    def send(self, raw):
-        """One RDMA Send of @raw, as it is."""
+    def send(self, raw, inv=None):
+        """One RDMA Send of @raw, as it is; a Send with Invalidate of the
+        STag @inv if given."""
         while not self.send_free:
             self._poll()
             expect(not self.closed, 'connection closed')
         slot = self.send_free.pop(0)
         self.send_mr.write(raw, len(raw), slot * SLOT)
         sge = SGE(self.send_mr.buf + slot * SLOT, len(raw), self.send_mr.lkey)
-        self.qp.post_send(SendWR(wr_id=NR_RECV + slot, opcode=e.IBV_WR_SEND,
-                                 num_sge=1, sg=[sge],
-                                 send_flags=e.IBV_SEND_SIGNALED))
+        wr = SendWR(wr_id=NR_RECV + slot, num_sge=1, sg=[sge],
+                    send_flags=e.IBV_SEND_SIGNALED,
+                    opcode=e.IBV_WR_SEND if inv is None else e.IBV_WR_SEND_WITH_INV)
+        if inv is not None:
+            # ibv_send_wr's invalidate_rkey shares imm_data's place;
+            # libsiw sends wr.rdma.rkey instead: both carry the STag.
+            wr.imm_data = inv
+            wr.set_wr_rdma(inv, 0)
+        self.qp.post_send(wr)
 
     def send_pdu(self, hdr, data=b'', dlength=None, corrupt='', ctrl=None):
         """Send the iSER header @ctrl (by default ISCSI_CTRL, no STags),
@@ -513,6 +522,48 @@ def case_write_edtl_over_buffer(ctx):
     return fetch_refused(ctx, 'EDTL over the buffer', small)
 
 
+@case
+def case_write_stag_invalidated(ctx):
+    """A write naming a 64 KiB buffer whose MR the initiator deregistered
+    (its STag invalid) before sending the command: the RDMA READ fails,
+    closed, the LUN unchanged."""
+    def gone(c):
+        mr = MR(c.pd, BAD_BLOCKS * BLOCK, ACCESS)
+        stag, va = mr.rkey, mr.buf
+        mr.close()
+        return stag, va, BAD_BLOCKS * BLOCK
+    return fetch_refused(ctx, 'STag invalidated before the command', gone)
+
+
+def target_stag():
+    """The STag of the newest MR of iscsi_xt_iser ("rdma res"), or None."""
+    try:
+        out = subprocess.run(['rdma', '-j', 'res', 'show', 'mr'], text=True,
+                             capture_output=True, timeout=10).stdout
+        mrs = [m for m in json.loads(out or '[]')
+               if 'iscsi_xt_iser' in m.get('comm', '') and 'rkey' in m]
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    if not mrs:
+        return None
+    rkey = max(mrs, key=lambda m: m['mrn'])['rkey']
+    return int(rkey, 16) if isinstance(rkey, str) else rkey
+
+
+@case
+def case_send_with_invalidate(ctx):
+    """A NOP-Out sent as Send with Invalidate of a STag of the target (an
+    MR of its pool, read from "rdma res"; the target never advertises
+    one): closed."""
+    conn = logged_in(ctx)
+    conn.nop()
+    stag = target_stag()
+    expect(stag is not None, 'no MR of iscsi_xt_iser in "rdma res show mr"')
+    conn.send(ctrl_hdr() + nop_out(conn.next_itt(), conn.take_cmdsn(),
+                                   conn.expstatsn), inv=stag)
+    return closed(conn, f'Send with Invalidate of STag 0x{stag:x}')
+
+
 IMM = iser_keys(ImmediateData='Yes', FirstBurstLength='4096')
 UNSOL = iser_keys(ImmediateData='Yes', InitialR2T='No', FirstBurstLength='4096')
 
@@ -723,6 +774,70 @@ def case_abort_large_write(ctx):
     conn.logout()
     return (f'TMF Response {pdu.response}'
             f'{", after the SCSI Response" if scsi else ", no SCSI Response"}')
+
+
+# The writes cut while their RDMA READs are in flight (iser_badinput.sh
+# puts the descriptor builder at its smallest: 512 READs of 4 KiB).
+CUT_LBA = ABORT_LBA
+CUT = 2 << 20
+
+
+def write_cut(ctx, cut, what):
+    """A CUT-byte write at CUT_LBA that @cut(conn) interrupts right after
+    sending it: the target answers the write or closes the connection,
+    and the blocks read back afterwards hold either the pattern written
+    before or the whole write, never a mix (the target submits a write
+    only once all its data has arrived); their neighbours keep the
+    pattern."""
+    first, n = CUT_LBA - GUARD, CUT // BLOCK + 2 * GUARD
+    pattern = os.urandom(n * BLOCK)
+    conn = logged_in(ctx)
+    good(conn.write(first, pattern), 'writing the pattern')
+    conn.logout()
+    data = os.urandom(CUT)
+    conn = logged_in(ctx)
+    itt = conn.send_write(CUT_LBA, data)
+    answer = cut(conn)
+    if answer is not None:
+        good(answer, 'the write answered before the cut')
+    conn.close()
+    conn = logged_in(ctx)
+    status, back = conn.read(first, n)
+    conn.logout()
+    g = GUARD * BLOCK
+    expect(status == 0, f'read status 0x{status:02x}')
+    expect(back[:g] == pattern[:g] and back[-g:] == pattern[-g:],
+           'the neighbours of the write changed')
+    if back[g:-g] == pattern[g:-g]:
+        expect(answer is None, 'answered GOOD, yet the write did not land')
+        return f'{what}: the write never landed'
+    expect(back[g:-g] == data,
+           f'{what}: the blocks hold neither the pattern nor the write')
+    return f'{what}: the write landed whole (ITT 0x{itt:x})'
+
+
+@case
+def case_write_cut_stag(ctx):
+    """A 2 MiB write whose MR the initiator deregisters right after the
+    command (the target's RDMA READs in flight): closed (or answered if
+    every READ came first), the blocks hold the old pattern or the
+    whole write."""
+    def cut(conn):
+        conn.data_mr.close()
+        pdu = conn.recv_pdu(timeout=30)
+        expect(pdu is None or pdu.op == OP_SCSI_RSP, f'unexpected {pdu}')
+        return pdu
+    return write_cut(ctx, cut, 'MR deregistered under the READs')
+
+
+@case
+def case_write_cut_conn(ctx):
+    """A 2 MiB write whose connection the initiator tears down (disconnect,
+    QP destroyed) right after the command, the target's RDMA READs and
+    registrations in flight: the blocks hold the old pattern or the
+    whole write."""
+    return write_cut(ctx, lambda conn: conn.close(),
+                     'connection torn down under the READs')
 
 
 def op_login(ctx, keys):
