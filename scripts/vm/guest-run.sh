@@ -29,6 +29,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 hostname ixt-vm
 
+# The host boots again when the kernel dies before this point.
+: >"$out/started"
 # Through a pipe: tools that reopen /dev/stdout (the kselftest runner does)
 # then share one stream instead of overwriting each other in the file.
 /bin/bash "$out/job.sh" 2>&1 </dev/null | cat >"$out/output.log"
