@@ -181,7 +181,8 @@ ixt_check "a TCP login at $p works again" \
 	eval 'ixt_login default "$t" "$p" && tcp_disk=$(session_disk tcp)'
 ixt_check "the iSER session stays up and reads what TCP wrote" \
 	eval '[ -n "${tcp_disk:-}" ] && ixt_rw_1m "$tcp_disk" "$iser_disk" 17'
-iscsiadm -m node --logoutall=all >/dev/null 2>&1
+# Every session (the iSER one's node record went with the TCP login at $p).
+iscsiadm -m session -u >/dev/null 2>&1
 
 # (7) The device goes and comes.
 echo 1 >"$np/$p/iser"
@@ -215,7 +216,9 @@ ixt_check "$pw: iser 0 gives the port back: SendTargets over TCP at 127.0.0.1" \
 
 # (9) Teardown.
 ixt_check "everything logs out, the configuration is cleared, the modules unload" \
-	eval 'iscsiadm -m node --logoutall=all >/dev/null 2>&1;
+	eval 'iscsiadm -m session -u >/dev/null 2>&1;
+	      ! iscsiadm -m session >/dev/null 2>&1 &&
+	      iscsiadm -m node -o delete >/dev/null 2>&1 &&
 	      ixt_cfs_clear && ixt_target_unload'
 ixt_check "rxe0 is back on veth0" eval 'ixt_use_rxe && [ -d /sys/class/infiniband/rxe0 ]'
 ixt_finish
