@@ -4,7 +4,8 @@
 # make bench: iscsi_xt against LIO's own target, side by side in one VM
 # boot, alternating per round and transport (see scripts/bench/guest.sh):
 # over TCP, iscsi_xt against iscsi_target_mod; over iSER (soft-RoCE rxe0),
-# iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert.
+# iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert; over iSER
+# on soft-iWARP siw0, iscsi_xt alone (LIO cannot listen there).
 #
 #   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-p PARAMS] [CELL...]
 #
@@ -20,8 +21,8 @@
 #               ended in an int3 oops twice (in __schedule during a -P
 #               smoke run, and once at boot with no perf at all)
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
-#   -t LIST     transports, in the order run: tcp, iser or tcp,iser
-#               (default: both); may be repeated
+#   -t LIST     transports, in the order run, from tcp, iser, iwarp
+#               (default: all three); may be repeated
 #   -p PARAMS   iscsi_xt module parameters, e.g. "line_size=262144"
 #               (default: none); the table's header names them
 #
@@ -35,7 +36,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=3 runtime=10 ramp=2
 
-smoke= name=bench xt_params= transports= profile=
+smoke='' name=bench xt_params='' transports='' profile=''
 while getopts "qsPr:t:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
@@ -43,8 +44,8 @@ while getopts "qsPr:t:p:" opt; do
 	r)	rounds=$OPTARG ;;
 	t)	for tp in ${OPTARG//,/ }; do
 			case "$tp" in
-			tcp | iser) ;;
-			*)	echo "bench: -t $tp: tcp or iser expected" >&2
+			tcp | iser | iwarp) ;;
+			*)	echo "bench: -t $tp: tcp, iser or iwarp expected" >&2
 				exit 2 ;;
 			esac
 			case " $transports " in
@@ -58,7 +59,7 @@ while getopts "qsPr:t:p:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-transports=${transports:-tcp iser}
+transports=${transports:-tcp iser iwarp}
 [ -n "$smoke" ] && [ $# -eq 0 ] && set -- randread-4k-qd1 randwrite-4k-qd32
 ntp=$(wc -w <<<"$transports")
 
@@ -80,10 +81,7 @@ fi
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
 	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); VM: QEMU TCG, 2 vCPUs, 6 GiB"
-	case " $transports " in
-	*" iser "*) echo "transports: $transports (iSER over soft-RoCE rxe0 on veth0, MTU 9000)" ;;
-	*)	echo "transports: $transports" ;;
-	esac
+	echo "transports: $transports (iser: soft-RoCE rxe0, iwarp: soft-iWARP siw0, on veth0, MTU 9000)"
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
 	[ -z "$profile" ] || echo "profiled with perf: CPU numbers include the sampling"
 } >"$out/header.txt"

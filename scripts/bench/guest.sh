@@ -9,14 +9,17 @@
 #   iser  iscsi_target_mod + ib_isert against iscsi_xt + iscsi_xt_iser,
 #         the portal on the test address with enable_iser, open-iscsi's
 #         iser iface (ib_iser) over soft-RoCE rxe0
+#   iwarp iscsi_xt + iscsi_xt_iser alone, as iser but over soft-iWARP siw0
+#         in place of rxe0: LIO cannot serve it (ib_isert's rdma_listen()
+#         fails with EADDRINUSE on the port its own TCP listener holds)
 # Then the bounds of this machine: the same matrix on the local null_blk
-# device, raw TCP over the test veth pair (tcp) and RDMA over rxe0 with
-# perftest (iser).
+# device, raw TCP over the test veth pair (tcp) and RDMA with perftest
+# over rxe0 (iser) and siw0 (iwarp).
 #
 #   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
-# TRANSPORTS: "tcp", "iser" or both, space-separated, in the order run.
+# TRANSPORTS: "tcp", "iser", "iwarp", space-separated, in the order run.
 # PROFILE: non-empty to record each cell with perf; the report, by module
 # and by symbol, goes next to fio's JSON as *.perf.txt.
 #
@@ -190,7 +193,42 @@ target_modules() {
 	"lio tcp")	echo iscsi_target_mod ;;
 	"lio iser")	echo ib_isert iscsi_target_mod ;;
 	"xt tcp")	echo iscsi_xt ;;
-	"xt iser")	echo iscsi_xt_iser iscsi_xt ;;
+	"xt "*)		echo iscsi_xt_iser iscsi_xt ;;
+	esac
+}
+
+# The targets measured over TRANSPORT, in the order run.
+targets_of() {
+	case "$1" in
+	iwarp)	echo xt ;;
+	*)	echo lio xt ;;
+	esac
+}
+
+# The RDMA device on veth0 for TRANSPORT (one device per address, or the
+# RDMA CM's choice is ambiguous).
+rdma_dev() {
+	case "$1" in
+	iwarp)	echo siw0 ;;
+	*)	echo rxe0 ;;
+	esac
+}
+
+# use_rdma TRANSPORT: its RDMA device on veth0, the other one gone; siw
+# is scripts/setup.sh's build (Debian's kernel has none).
+use_rdma() {
+	case "$1" in
+	iser)
+		rdma link delete siw0 2>/dev/null
+		[ -d /sys/class/infiniband/rxe0 ] ||
+			rdma link add rxe0 type rxe netdev veth0
+		;;
+	iwarp)
+		{ [ -d /sys/module/siw ] || ixt_insmod_ko "$IXT_SIW_KO"; } &&
+			rdma link delete rxe0 2>/dev/null
+		[ -d /sys/class/infiniband/siw0 ] ||
+			rdma link add siw0 type siw netdev veth0
+		;;
 	esac
 }
 
@@ -209,10 +247,10 @@ target_up() {
 			ixt_insmod $xt_params &&
 				{ [ "$tp" = tcp ] || ixt_insmod_iser; } ;;
 	esac || return 1
-	# iSER: the RDMA CM listener needs the address of rxe0's netdev, not
-	# the wildcard of targetcli's default portal, which the TCP listener
-	# of the same address would collide with.
-	[ "$tp" = iser ] && iser_cmds="/iscsi/$wwn/tpg1/portals delete 0.0.0.0 3260
+	# iSER: the RDMA CM listener needs the address of the RDMA device's
+	# netdev, not the wildcard of targetcli's default portal, which the
+	# TCP listener of the same address would collide with.
+	[ "$tp" != tcp ] && iser_cmds="/iscsi/$wwn/tpg1/portals delete 0.0.0.0 3260
 /iscsi/$wwn/tpg1/portals create $portal 3260
 /iscsi/$wwn/tpg1/portals/$portal:3260 enable_iser true"
 	targetcli >/dev/null <<EOT
@@ -249,7 +287,8 @@ target_down() {
 }
 
 # login TRANSPORT: discovery and login through open-iscsi's iface for
-# TRANSPORT ("default" for TCP, "iser"), then wait for both LUNs' disks.
+# TRANSPORT ("default" for TCP, "iser" for iser and iwarp), then wait for
+# both LUNs' disks.
 # Over iSER the node record is made without a discovery, for LIO and
 # iscsi_xt alike: in this VM open-iscsi's discovery over iSER now and
 # then fails to send its SendTargets (seen with both targets in one boot,
@@ -257,7 +296,7 @@ target_down() {
 login() {
 	local iface=default
 
-	if [ "$1" = iser ]; then
+	if [ "$1" != tcp ]; then
 		iface=iser
 		iscsiadm -m node -o new -T "$wwn" -p "$portal" -I iser >/dev/null ||
 			return 1
@@ -274,34 +313,36 @@ logout() {
 	iscsiadm -m node -o delete >/dev/null 2>&1
 }
 
-# rdma_bound TOOL SIZE ITERATIONS: perftest's TOOL over rxe0, through the
-# RDMA CM as iSER goes, server and client on rxe0; the client's output is
-# kept in $IXT_OUT/TOOL.log for rdma_bounds_parse.
+# rdma_bound DEV TOOL SIZE ITERATIONS: perftest's TOOL over DEV, through
+# the RDMA CM as iSER goes, server and client on DEV; the client's output
+# is kept in $IXT_OUT/DEV-TOOL.log for rdma_bounds_parse.
 rdma_bound() {
-	local tool=$1 size=$2 iters=$3 srv
+	local dev=$1 tool=$2 size=$3 iters=$4 srv
 
-	timeout 120 "$tool" -R -F -d rxe0 -s "$size" -n "$iters" \
-		>"$IXT_OUT/$tool.server.log" 2>&1 &
+	timeout 120 "$tool" -R -F -d "$dev" -s "$size" -n "$iters" \
+		>"$IXT_OUT/$dev-$tool.server.log" 2>&1 &
 	srv=$!
 	for _ in $(seq 50); do
 		rdma res show cm_id 2>/dev/null | grep -q 'LISTEN.*:18515 ' && break
 		sleep 0.1
 	done
-	timeout 120 "$tool" -R -F -d rxe0 -s "$size" -n "$iters" "$IXT_ADDR4_T" \
-		>"$IXT_OUT/$tool.log" 2>&1
+	timeout 120 "$tool" -R -F -d "$dev" -s "$size" -n "$iters" "$IXT_ADDR4_T" \
+		>"$IXT_OUT/$dev-$tool.log" 2>&1
 	wait "$srv"
 }
 
-# The RDMA bounds as cells: ib_write_bw of 64 KiB (bytes/s) and
-# ib_read_lat of 4 KiB (typical and 99th percentile).
+# The RDMA bounds of DEV as cells (target "rdma", transport DEV):
+# ib_write_bw of 64 KiB (bytes/s) and ib_read_lat of 4 KiB (typical and
+# 99th percentile).
 rdma_bounds_parse() {
-	python3 - "$IXT_OUT" >>"$out" <<'PY'
+	python3 - "$IXT_OUT" "$1" >>"$out" <<'PY'
 import json, os, sys
+dev = sys.argv[2]
 for tool, size in (("ib_write_bw", "65536"), ("ib_read_lat", "4096")):
     cell = "%s-%dk" % (tool, int(size) // 1024)
-    rec = {"target": "rdma", "transport": "-", "backstore": "-", "cell": cell, "round": 1}
+    rec = {"target": "rdma", "transport": dev, "backstore": "-", "cell": cell, "round": 1}
     try:
-        with open(os.path.join(sys.argv[1], tool + ".log")) as f:
+        with open(os.path.join(sys.argv[1], "%s-%s.log" % (dev, tool))) as f:
             row = next(l.split() for l in f
                        if l.split()[:1] == [size] and len(l.split()) >= 4)
         if tool == "ib_write_bw":
@@ -321,14 +362,15 @@ modprobe null_blk nr_devices=1 max_sectors=2048 gb=4 ||
 # The iSER initiator's commands up to 1 MiB, as over TCP and null_blk
 # (its default, 512 KiB, would split the 1 MiB cells).
 case " $transports " in
-*" iser "*)
+*" iser "* | *" iwarp "*)
 	modprobe ib_iser max_sectors=2048 || log "cannot load ib_iser"
 	;;
 esac
 
 for ((round = 1; round <= rounds; round++)); do
 	for tp in $transports; do
-		for target in lio xt; do
+		use_rdma "$tp" || log "cannot put $(rdma_dev "$tp") on veth0"
+		for target in $(targets_of "$tp"); do
 			log "round $round: $target over $tp"
 			err=
 			if ! target_up "$target" "$tp"; then
@@ -384,13 +426,15 @@ print(json.dumps(rec))
 	;;
 esac
 
-case " $transports " in
-*" iser "*)
-	log "bounds: RDMA over rxe0"
+for tp in $transports; do
+	[ "$tp" = tcp ] && continue
+	dev=$(rdma_dev "$tp")
+	log "bounds: RDMA over $dev"
+	use_rdma "$tp"
 	# About RUNTIME seconds at 100 MB/s.
-	rdma_bound ib_write_bw 65536 $((1500 * runtime))
-	rdma_bound ib_read_lat 4096 1000
-	rdma_bounds_parse
-	;;
-esac
+	rdma_bound "$dev" ib_write_bw 65536 $((1500 * runtime))
+	rdma_bound "$dev" ib_read_lat 4096 1000
+	rdma_bounds_parse "$dev"
+done
+use_rdma iser
 log "done"

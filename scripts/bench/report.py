@@ -5,7 +5,8 @@
     report.py CELLS_JSONL OUTDIR
 
 Medians over rounds per (target, transport, backstore, cell); the ratio
-column is iscsi_xt over LIO on the same transport (TCP, iSER). The chart
+column is iscsi_xt over LIO on the same transport (TCP, iSER; iSER over
+iWARP has iscsi_xt alone, LIO cannot listen there). The chart
 (gnuplot, when installed) shows that ratio for IOPS and for CPU cost per
 IO.
 """
@@ -17,15 +18,18 @@ import subprocess
 import sys
 
 METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io")
-TRANSPORTS = ("tcp", "iser")
+TRANSPORTS = ("tcp", "iser", "iwarp")
 
 
 def load(path):
     with open(path) as f:
         recs = [json.loads(line) for line in f if line.strip()]
-    # Cells from before the iSER pair were all over TCP.
+    # Cells from before the iSER pair were all over TCP; RDMA bounds from
+    # before the iWARP rows were all on rxe0.
     for r in recs:
         r.setdefault("transport", "tcp" if r["target"] in ("lio", "xt") else "-")
+        if r["target"] == "rdma" and r["transport"] == "-":
+            r["transport"] = "rxe0"
     return recs
 
 
@@ -82,13 +86,14 @@ def table(med):
     tcp = med.get(("tcp", "-", "-", "iperf3"))
     if tcp and tcp.get("bw"):
         bounds.append(f"Raw TCP on the initiator's path (iperf3): {tcp['bw'] / 1e6:,.0f} MB/s")
-    wbw = med.get(("rdma", "-", "-", "ib_write_bw-64k"), {})
-    rlat = med.get(("rdma", "-", "-", "ib_read_lat-4k"), {})
-    if wbw.get("bw") or rlat.get("p50_us"):
-        bounds.append("RDMA on rxe0 (perftest over the RDMA CM): "
-                      f"ib_write_bw 64 KiB {fmt(wbw.get('bw'), 1e6)} MB/s, "
-                      f"ib_read_lat 4 KiB typical/p99 {fmt(rlat.get('p50_us'), digits=1)}"
-                      f"/{fmt(rlat.get('p99_us'), digits=1)} us")
+    for dev in sorted({tp for (t, tp, _, _) in med if t == "rdma"}):
+        wbw = med.get(("rdma", dev, "-", "ib_write_bw-64k"), {})
+        rlat = med.get(("rdma", dev, "-", "ib_read_lat-4k"), {})
+        if wbw.get("bw") or rlat.get("p50_us"):
+            bounds.append(f"RDMA on {dev} (perftest over the RDMA CM): "
+                          f"ib_write_bw 64 KiB {fmt(wbw.get('bw'), 1e6)} MB/s, "
+                          f"ib_read_lat 4 KiB typical/p99 {fmt(rlat.get('p50_us'), digits=1)}"
+                          f"/{fmt(rlat.get('p99_us'), digits=1)} us")
     if bounds:
         lines.append("")
         lines.append("\n".join(bounds))
