@@ -97,7 +97,7 @@ demo:
 	scripts/demo.sh
 
 # iscsi_xt against LIO's target in one VM boot; BENCH_FLAGS=-q for a quick run,
-# BENCH_FLAGS="-t tcp" or "-t iser" for one transport (scripts/bench/bench.sh).
+# BENCH_FLAGS="-t tcp", "-t iser" or "-t iwarp" for one transport (scripts/bench/bench.sh).
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
