@@ -157,13 +157,8 @@ void ixt_iser_reg_free(struct ixt_iser_conn *ic)
  */
 u32 ixt_iser_reg_room(struct ixt_iser_conn *ic)
 {
-	u32 n = min3(ic->reg->nr_free, ic->sq_free / ic->post_min,
-		     (u32)IXT_ISER_REG_BATCH);
-
-	if (!n)
-		atomic64_inc(ic->reg->nr_free ? &ixt_iser_stats.sq_waits :
-						&ixt_iser_stats.mr_waits);
-	return n;
+	return min3(ic->reg->nr_free, ic->sq_free / ic->post_min,
+		    (u32)IXT_ISER_REG_BATCH);
 }
 
 /* Registers the SGEs of one built READ as @mr; false if they do not map. */

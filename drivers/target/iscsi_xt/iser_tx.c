@@ -288,15 +288,14 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 
 	lockdep_assert_held(&ic->tx_lock);
 	while (!ixt_rd_done(&x->st)) {
-		if (reg) {
-			max = ixt_iser_reg_room(ic);
-		} else {
-			max = min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
-			if (!max)
-				atomic64_inc(&ixt_iser_stats.sq_waits);
-		}
-		if (!max)
+		max = reg ? ixt_iser_reg_room(ic) :
+			    min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
+		if (!max) {
+			atomic64_inc(reg && !ic->reg->nr_free ?
+				     &ixt_iser_stats.mr_waits :
+				     &ixt_iser_stats.sq_waits);
 			return false;
+		}
 		n = ixt_rd_build(&x->st, max, ic->rd_wr, ic->rd_sge);
 		if (WARN_ON_ONCE(!n))
 			return false;
