@@ -205,30 +205,11 @@ targets_of() {
 	esac
 }
 
-# The RDMA device on veth0 for TRANSPORT (one device per address, or the
-# RDMA CM's choice is ambiguous).
-rdma_dev() {
+# The type of RDMA device TRANSPORT runs on (ixt_env_rdma).
+rdma_type() {
 	case "$1" in
-	iwarp)	echo siw0 ;;
-	*)	echo rxe0 ;;
-	esac
-}
-
-# use_rdma TRANSPORT: its RDMA device on veth0, the other one gone; siw
-# is scripts/setup.sh's build (Debian's kernel has none).
-use_rdma() {
-	case "$1" in
-	iser)
-		rdma link delete siw0 2>/dev/null
-		[ -d /sys/class/infiniband/rxe0 ] ||
-			rdma link add rxe0 type rxe netdev veth0
-		;;
-	iwarp)
-		{ [ -d /sys/module/siw ] || ixt_insmod_ko "$IXT_SIW_KO"; } &&
-			rdma link delete rxe0 2>/dev/null
-		[ -d /sys/class/infiniband/siw0 ] ||
-			rdma link add siw0 type siw netdev veth0
-		;;
+	iwarp)	echo siw ;;
+	*)	echo rxe ;;
 	esac
 }
 
@@ -369,7 +350,8 @@ esac
 
 for ((round = 1; round <= rounds; round++)); do
 	for tp in $transports; do
-		use_rdma "$tp" || log "cannot put $(rdma_dev "$tp") on veth0"
+		ixt_env_rdma "$(rdma_type "$tp")" ||
+			log "cannot put $(rdma_type "$tp")0 on veth0"
 		for target in $(targets_of "$tp"); do
 			log "round $round: $target over $tp"
 			err=
@@ -428,13 +410,13 @@ esac
 
 for tp in $transports; do
 	[ "$tp" = tcp ] && continue
-	dev=$(rdma_dev "$tp")
+	dev=$(rdma_type "$tp")0
 	log "bounds: RDMA over $dev"
-	use_rdma "$tp"
+	ixt_env_rdma "$(rdma_type "$tp")"
 	# About RUNTIME seconds at 100 MB/s.
 	rdma_bound "$dev" ib_write_bw 65536 $((1500 * runtime))
 	rdma_bound "$dev" ib_read_lat 4096 1000
 	rdma_bounds_parse "$dev"
 done
-use_rdma iser
+ixt_env_rdma rxe
 log "done"

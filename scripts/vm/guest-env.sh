@@ -55,20 +55,26 @@ ixt_env_setup() {
 	ip -6 addr add "$IXT_ADDR6_I/64" dev veth1 nodad
 	ip link set veth0 up
 	ip link set veth1 up
-	case $IXT_RDMA in
-	siw)
-		ixt_insmod_ko "$IXT_SIW_KO" ||
-			ixt_env_die "cannot load soft-iWARP $IXT_SIW_KO (scripts/setup.sh builds it)"
-		;;
-	rxe)
-		modprobe rdma_rxe
-		;;
-	*)
-		ixt_env_die "IXT_RDMA=$IXT_RDMA: rxe or siw expected"
-		;;
-	esac
-	rdma link add "$IXT_RDMA_DEV" type "$IXT_RDMA" netdev veth0 ||
-		ixt_env_die "cannot create RDMA device $IXT_RDMA_DEV"
+	ixt_env_rdma "$IXT_RDMA" ||
+		ixt_env_die "cannot create RDMA device $IXT_RDMA_DEV (IXT_RDMA=$IXT_RDMA: rxe or siw; scripts/setup.sh builds siw)"
+}
+
+# ixt_env_rdma TYPE: the RDMA device of TYPE (rxe: soft-RoCE rxe0, siw:
+# soft-iWARP siw0, as scripts/setup.sh built it) on veth0, and no other
+# one there: with two the RDMA CM's choice of device is ambiguous.
+ixt_env_rdma() {
+	local other
+
+	case $1 in
+	rxe)	other=siw0
+		modprobe rdma_rxe ;;
+	siw)	other=rxe0
+		[ -d /sys/module/siw ] || ixt_insmod_ko "$IXT_SIW_KO" ;;
+	*)	false ;;
+	esac || return 1
+	rdma link delete "$other" 2>/dev/null
+	[ -d "/sys/class/infiniband/${1}0" ] ||
+		rdma link add "${1}0" type "$1" netdev veth0
 }
 
 # ixt_insmod_ko KO [PARAM...]: insmod a built module after the modules it
