@@ -62,13 +62,13 @@ mrs() {
 	rdma res show mr 2>/dev/null | grep -cF '[iscsi_xt_iser]'
 }
 
-# mrs_are N: iscsi_xt_iser holds N MRs, within 10 s (the connection
-# before a fresh login may still be releasing its pool); shows how many
-# otherwise.
 mrs_is() {
 	[ "$(mrs)" = "$1" ]
 }
 
+# mrs_are N: iscsi_xt_iser holds N MRs, within 10 s (the connection
+# before a fresh login may still be releasing its pool); shows how many
+# otherwise.
 mrs_are() {
 	ixt_wait 10 mrs_is "$1" && return 0
 	ktap_print_msg "iscsi_xt_iser holds $(mrs) MRs, not $1"
