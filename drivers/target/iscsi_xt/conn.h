@@ -194,6 +194,9 @@ struct ixt_conn {
  * @entry: link in ixt_sess_list, under ixt_sess_mutex, while the
  *	session can be found (from full feature phase until its last
  *	connection goes).
+ * @ending_entry: link in ixt_sess_ending, under ixt_sess_mutex, from
+ *	when its last connection goes until its target core session is
+ *	removed: a reinstating login waits for it too.
  * @tpg: the TPG, %NULL for a discovery session; the connection holds
  *	the reference. Compared, never dereferenced, once the connection
  *	is gone.
@@ -228,6 +231,7 @@ struct ixt_conn {
 struct ixt_sess {
 	struct kref ref;
 	struct list_head entry;
+	struct list_head ending_entry;
 	struct ixt_tpg *tpg;
 	struct se_session *se_sess;
 	struct list_head conns;

@@ -25,11 +25,18 @@
 #include "conn.h"
 
 /*
- * Protects ixt_sess_list, ixt_last_tsih and &struct ixt_sess.conn. Taken
- * before the target core's locks, never inside them.
+ * Protects ixt_sess_list, ixt_sess_ending, ixt_last_tsih and &struct
+ * ixt_sess.conn. Taken before the target core's locks, never inside them.
  */
 static DEFINE_MUTEX(ixt_sess_mutex);
 static LIST_HEAD(ixt_sess_list);
+/*
+ * Sessions whose last connection went, until their target core session
+ * is removed. That removal releases what the session holds in the core
+ * (its SPC-2 reservations): a login of the same initiator and ISID must
+ * not complete before it (ixt_sess_reinstate()).
+ */
+static LIST_HEAD(ixt_sess_ending);
 static u16 ixt_last_tsih;
 
 /* Woken when a session leaves ixt_sess_list. */
@@ -67,6 +74,7 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
 		return NULL;
 	kref_init(&sess->ref);
 	INIT_LIST_HEAD(&sess->entry);
+	INIT_LIST_HEAD(&sess->ending_entry);
 	INIT_LIST_HEAD(&sess->conns);
 	mutex_init(&sess->rx_lock);
 	spin_lock_init(&sess->win_lock);
@@ -328,6 +336,9 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 	pr_info("%s session of %s, TSIH %u, closed\n",
 		sess->discovery ? "discovery" : "normal", sess->initiator,
 		sess->tsih);
+	mutex_lock(&ixt_sess_mutex);
+	list_del_init(&sess->ending_entry);
+	mutex_unlock(&ixt_sess_mutex);
 	complete_all(&sess->gone);
 }
 
@@ -361,10 +372,12 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	mutex_lock(&ixt_sess_mutex);
 	list_del_init(&conn->sess_entry);
 	last = !--sess->nr_conns;
-	if (last)
+	if (last) {
 		list_del_init(&sess->entry);
-	else if (fail)
+		list_add_tail(&sess->ending_entry, &ixt_sess_ending);
+	} else if (fail) {
 		ixt_sess_close(sess);
+	}
 	mutex_unlock(&ixt_sess_mutex);
 	wake_up_all(&ixt_sess_wq);
 
@@ -380,6 +393,13 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	ixt_sess_put(sess);
 }
 
+static bool ixt_sess_is_nexus(struct ixt_sess *sess, struct ixt_tpg *tpg,
+			      const char *initiator, const u8 *isid)
+{
+	return sess->tpg == tpg && !memcmp(sess->isid, isid, 6) &&
+	       !strcmp(sess->initiator, initiator);
+}
+
 /**
  * ixt_sess_reinstate() - end the session a new leading login replaces
  * @tpg: the TPG of the login.
@@ -392,6 +412,9 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
  * are done and its target core session removed, or
  * %IXT_REINSTATE_WAIT_SECS, whichever comes first: its connection is
  * gone by then, and a stuck backend must not keep the initiator out.
+ * A session of that initiator and ISID already ending (logged out, or
+ * its connection lost) is waited for the same way: the new session must
+ * not find the old one's SPC-2 reservations still held.
  *
  * Context: Process context, may sleep; takes ixt_sess_mutex.
  */
@@ -402,14 +425,22 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
-		if (sess->tpg == tpg && !memcmp(sess->isid, isid, 6) &&
-		    !strcmp(sess->initiator, initiator)) {
+		if (ixt_sess_is_nexus(sess, tpg, initiator, isid)) {
 			old = sess;
-			kref_get(&old->ref);
 			ixt_sess_close(old);
 			break;
 		}
 	}
+	if (!old) {
+		list_for_each_entry(sess, &ixt_sess_ending, ending_entry) {
+			if (ixt_sess_is_nexus(sess, tpg, initiator, isid)) {
+				old = sess;
+				break;
+			}
+		}
+	}
+	if (old)
+		kref_get(&old->ref);
 	mutex_unlock(&ixt_sess_mutex);
 	if (!old)
 		return;
