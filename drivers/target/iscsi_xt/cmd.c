@@ -485,15 +485,27 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 }
 
 /*
- * The lines a command hands the target core with target_submit_prep():
- * those of a write. A read's go in after the CDB is parsed, by
- * ixt_cmd_attach_read().
+ * The command's lines as the target core's data buffer of @len bytes:
+ * the scatterlist cut after @len, the number of entries left returned.
+ * Backends such as iblock transfer as much as the scatterlist holds,
+ * whatever the CDB says: given more than the CDB's blocks, they would
+ * read or write past them, and past the end of the device for its last
+ * ones.
  */
-static struct scatterlist *ixt_cmd_prep_sgl(struct ixt_cmd *cmd)
+static u32 ixt_cmd_cut_sgl(struct ixt_cmd *cmd, u32 len)
 {
-	if (!cmd->nr_lines || cmd->se_cmd.data_direction != DMA_TO_DEVICE)
-		return NULL;
-	return cmd->sgl;
+	struct scatterlist *sg;
+	u32 nents = 0;
+
+	for (sg = cmd->sgl; sg && len; sg = sg_next(sg)) {
+		nents++;
+		if (sg->length >= len) {
+			sg->length = len;
+			break;
+		}
+		len -= sg->length;
+	}
+	return nents;
 }
 
 /*
@@ -509,31 +521,20 @@ static struct scatterlist *ixt_cmd_prep_sgl(struct ixt_cmd *cmd)
  *   residual count. transport_generic_map_mem_to_cmd() refuses every
  *   overflow, because a fabric SGL cannot grow: a read never needs it to.
  * - Residual underflow, it asks for less: the core lowers data_length to
- *   the CDB's, and the scatterlist handed on is cut there too. Backends
- *   such as iblock transfer as much as the scatterlist holds: given all
- *   the lines, they would read past the CDB's blocks, and past the end
- *   of the device for its last ones.
+ *   the CDB's, and the buffer is cut there too.
+ *
+ * A write's lines go with target_submit_prep(), cut to the length its
+ * CDB names (resid.c).
  */
 static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 {
 	struct se_cmd *se_cmd = &cmd->se_cmd;
-	u32 left = se_cmd->data_length;
-	struct scatterlist *sg;
-	u32 nents = 0;
 
 	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
-	    !left)
+	    !se_cmd->data_length)
 		return;
-	for (sg = cmd->sgl; sg; sg = sg_next(sg)) {
-		nents++;
-		if (sg->length >= left) {
-			sg->length = left;
-			break;
-		}
-		left -= sg->length;
-	}
 	se_cmd->t_data_sg = cmd->sgl;
-	se_cmd->t_data_nents = nents;
+	se_cmd->t_data_nents = ixt_cmd_cut_sgl(cmd, se_cmd->data_length);
 	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
 }
 
@@ -548,20 +549,30 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
+	u32 data_length = be32_to_cpu(req->data_length);
+	struct se_session *se_sess = conn->sess->se_sess;
+	u64 lun = scsilun_to_int(&req->lun);
 	struct ixt_cmd *cmd = pdu->cmd;
-	struct scatterlist *sgl;
+	u8 *cdb = cmd->cdb ?: req->cdb;
+	struct ixt_resid_fit fit;
+	bool fitted = false;
 	int dir = DMA_NONE;
+	u32 sg_nents = 0;
 	bool data_phase;
 
 	if (req->flags & ISCSI_FLAG_CMD_WRITE)
 		dir = DMA_TO_DEVICE;
 	else if (req->flags & ISCSI_FLAG_CMD_READ)
 		dir = DMA_FROM_DEVICE;
+	if (dir != DMA_FROM_DEVICE && !cmd->bidi &&
+	    ixt_resid_fit_write(se_sess, lun, cdb, data_length, &fit)) {
+		fitted = true;
+		cdb = fit.cdb;
+		data_length = fit.data_length;
+	}
 
-	if (target_init_cmd(&cmd->se_cmd, conn->sess->se_sess, cmd->sense,
-			    scsilun_to_int(&req->lun),
-			    be32_to_cpu(req->data_length),
-			    ixt_cmd_task_attr(req->flags), dir,
+	if (target_init_cmd(&cmd->se_cmd, se_sess, cmd->sense, lun,
+			    data_length, ixt_cmd_task_attr(req->flags), dir,
 			    TARGET_SCF_ACK_KREF |
 			    (cmd->bidi ? TARGET_SCF_BIDI_OP : 0))) {
 		/* The session is stopping: nobody waits for an answer. */
@@ -580,13 +591,24 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	set_bit(IXT_CMD_F_SUBMITTED, &cmd->flags);
 	if (dir != DMA_TO_DEVICE)
 		cmd->exec_ns = ktime_get_ns();
+	/* A write's lines go now; a read's once its CDB is parsed. */
+	if (dir == DMA_TO_DEVICE && cmd->nr_lines)
+		sg_nents = ixt_cmd_cut_sgl(cmd, data_length);
 	/* On failure the core answers through ixt_queue_status(). */
-	sgl = ixt_cmd_prep_sgl(cmd);
-	if (!target_submit_prep(&cmd->se_cmd, cmd->cdb ?: req->cdb,
-				sgl, sgl ? cmd->sg_nents : 0,
+	if (!target_submit_prep(&cmd->se_cmd, cdb,
+				sg_nents ? cmd->sgl : NULL, sg_nents,
 				cmd->bidi ? cmd->bidi->sgl : NULL,
 				cmd->bidi ? cmd->bidi->sg_nents : 0,
 				NULL, 0, GFP_KERNEL)) {
+		/*
+		 * A fitted write's residual, set once the core has taken its
+		 * buffer: transport_generic_map_mem_to_cmd() refuses a
+		 * command marked as overflowing.
+		 */
+		if (fitted) {
+			cmd->se_cmd.se_cmd_flags |= fit.flag;
+			cmd->se_cmd.residual_count = fit.residual;
+		}
 		ixt_cmd_attach_read(cmd);
 		target_submit(&cmd->se_cmd);
 	}

@@ -141,6 +141,23 @@ struct ixt_cmd {
 	} inl;
 };
 
+/**
+ * struct ixt_resid_fit - a write fitted to its Expected Data Transfer Length
+ * @cdb: the CDB for the target core: the initiator's, its transfer length
+ *	lowered when the initiator sends less than it names.
+ * @data_length: the bytes the target core writes: what @cdb names.
+ * @residual: Residual Count of the response.
+ * @flag: %SCF_UNDERFLOW_BIT or %SCF_OVERFLOW_BIT, for the U or O bit.
+ *
+ * Filled by ixt_resid_fit_write() (resid.c) for ixt_cmd_rx().
+ */
+struct ixt_resid_fit {
+	u8 cdb[ISCSI_CDB_SIZE];
+	u32 data_length;
+	u32 residual;
+	u32 flag;
+};
+
 static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
 {
 	return container_of(se_cmd, struct ixt_cmd, se_cmd);
@@ -151,6 +168,10 @@ static inline u32 ixt_itt(itt_t itt)
 {
 	return be32_to_cpu((__force __be32)itt);
 }
+
+/* resid.c */
+bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
+			 u32 edtl, struct ixt_resid_fit *fit);
 
 /* cmd.c */
 struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt);

@@ -459,17 +459,19 @@ class Connection:
         return sn
 
     def send_write(self, lba, data, imm=0, unsol=False, order=in_order,
-                   cmdsn=None):
-        """Send a WRITE(10) of @data at @lba with its first @imm bytes as
+                   cmdsn=None, cdb=None, lun=0):
+        """Send a WRITE(10) of @data at @lba of @lun (or the CDB @cdb,
+        with @data as its expected length) with its first @imm bytes as
         immediate data and, with @unsol (InitialR2T=No), its unsolicited
         Data-Outs up to FirstBurstLength in @order. It takes @cmdsn, by
         default the next CmdSN. Returns its ITT; finish_writes() answers
         its R2Ts."""
         itt = self.next_itt()
         sn = self.take_cmdsn() if cmdsn is None else cmdsn
+        if cdb is None:
+            cdb = cdb10(0x2a, lba, len(data) // BLOCK)
         self.send_pdu(scsi_cmd(F_WRITE | (0 if unsol else F_FINAL), itt,
-                               len(data), sn, self.expstatsn,
-                               cdb10(0x2a, lba, len(data) // BLOCK)),
+                               len(data), sn, self.expstatsn, cdb, lun=lun),
                       data[:imm])
         if unsol:
             end = min(int(self.neg['FirstBurstLength']), len(data))
@@ -530,10 +532,11 @@ class Connection:
         return rsps
 
     def write(self, lba, data, imm=0, unsol=False, order=in_order,
-              latest_first=False):
-        """WRITE(10) of @data at @lba, as send_write() and finish_writes()
-        send it; returns its SCSI Response."""
-        itt = self.send_write(lba, data, imm, unsol, order)
+              latest_first=False, cdb=None, lun=0):
+        """WRITE(10) of @data at @lba (or @cdb, see send_write()), as
+        send_write() and finish_writes() send it; returns its SCSI
+        Response."""
+        itt = self.send_write(lba, data, imm, unsol, order, cdb=cdb, lun=lun)
         return self.finish_writes({itt: data}, order, latest_first)[itt]
 
     def text(self, keys):
@@ -556,13 +559,13 @@ class Connection:
             expect(len(parts) < 64, 'a Text Response in over 64 parts')
             ttt, data = rsp.ttt, b''
 
-    def read(self, lba, blocks, pdus=None):
-        """READ(10): returns (status, data); the Data-In PDUs are appended
-        to the list @pdus, if given."""
+    def read(self, lba, blocks, pdus=None, lun=0):
+        """READ(10) of @lun: returns (status, data); the Data-In PDUs are
+        appended to the list @pdus, if given."""
         itt = self.next_itt()
         self.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, blocks * BLOCK,
                                self.take_cmdsn(), self.expstatsn,
-                               cdb10(0x28, lba, blocks)))
+                               cdb10(0x28, lba, blocks), lun=lun))
         buf = bytearray(blocks * BLOCK)
         while True:
             pdu = self.recv_pdu()
@@ -612,8 +615,8 @@ def good(rsp, what='the write'):
            f'{what}: {rsp}, sense {rsp.sense.hex()}')
 
 
-def read_back(conn, lba, data, what='the data read'):
-    status, back = conn.read(lba, len(data) // BLOCK)
+def read_back(conn, lba, data, what='the data read', lun=0):
+    status, back = conn.read(lba, len(data) // BLOCK, lun=lun)
     expect(status == 0, f'read status 0x{status:02x}')
     if back != data:
         bad = [i for i in range(0, len(data), BLOCK)
@@ -642,6 +645,79 @@ def pattern_kept(login, body, lba, blocks, guard, read_first=False):
     return f'{seen}, the LUN unchanged'
 
 
+# Writes whose Expected Data Transfer Length differs from the transfer
+# length of their CDB (RFC 7143 section 11.4.5.1), shared by the raw
+# initiators over TCP and over iSER.
+WRITE_OPCODES = {'write6': 0x0a, 'write10': 0x2a, 'write12': 0xaa,
+                 'write16': 0x8a, 'write_verify10': 0x2e,
+                 'write_verify16': 0x8e}
+# Expected lengths against a CDB of RESID_BLOCKS blocks: more, fewer whole
+# blocks, a part block more than 4 blocks, none.
+RESID_BLOCKS = 8
+RESID_EDTLS = (12 * BLOCK, 4 * BLOCK, 4 * BLOCK + 256, 0)
+WRITE_RESID_LBA = 6144
+
+
+def no_data(conn, cdb, lun=0):
+    """@cdb, a command without data, on @lun: its SCSI Response. A UNIT
+    ATTENTION (a LUN or a mapping new to the initiator) is taken and the
+    command sent again."""
+    for _ in range(3):
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                               conn.expstatsn, cdb, lun=lun))
+        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+        if rsp.scsi_status != 0x02 or rsp.sense[2] & 0x0f != 0x06:
+            break
+    return rsp
+
+
+def write_cdb(opcode, lba, blocks):
+    """The CDB of a WRITE-family @opcode of @blocks blocks at @lba."""
+    if opcode == 0x0a:
+        return struct.pack('>BBHBB', opcode, lba >> 16 & 0x1f, lba & 0xffff,
+                           blocks & 0xff, 0)
+    if opcode in (0x2a, 0x2e):
+        return cdb10(opcode, lba, blocks)
+    if opcode == 0xaa:
+        return struct.pack('>BBIIBB', opcode, 0, lba, blocks, 0, 0)
+    return struct.pack('>BBQIBB', opcode, 0, lba, blocks, 0, 0)
+
+
+def write_residuals(conn, opcode, lba, lun=0):
+    """On @conn, logged in (a UNIT ATTENTION taken first): for each of
+    RESID_EDTLS, a write @opcode of RESID_BLOCKS blocks at @lba of @lun
+    with that expected length, over blocks filled with a fresh pattern
+    first. Each must answer GOOD with U and residual EDTL - CDB length
+    when the initiator sends more, O and residual CDB length - EDTL when
+    it sends less; the blocks its data covers whole, at most the CDB's,
+    hold the new data, and the others, up to 16 blocks past the longer
+    of the two, the pattern. Returns what it saw."""
+    cdb_len = RESID_BLOCKS * BLOCK
+    seen = []
+    good(no_data(conn, bytes(6), lun), 'TEST UNIT READY')
+    for edtl in RESID_EDTLS:
+        span = max(RESID_BLOCKS, -(-edtl // BLOCK)) + 16
+        pattern = os.urandom(span * BLOCK)
+        good(conn.write(lba, pattern, lun=lun), 'writing the pattern')
+        data = os.urandom(edtl)
+        rsp = conn.write(lba, data, cdb=write_cdb(opcode, lba, RESID_BLOCKS),
+                         lun=lun)
+        what = f'EDTL {edtl} for {cdb_len} bytes'
+        good(rsp, what)
+        flag, resid = ((F_UNDERFLOW, edtl - cdb_len) if edtl > cdb_len else
+                       (F_OVERFLOW, cdb_len - edtl))
+        flags = rsp.flags & (F_UNDERFLOW | F_OVERFLOW)
+        expect(flags == flag and rsp.w44 == resid,
+               f'{what}: flags 0x{rsp.flags:02x} residual {rsp.w44}, '
+               f'expected {"U" if flag == F_UNDERFLOW else "O"} and {resid}')
+        written = min(cdb_len, edtl // BLOCK * BLOCK)
+        read_back(conn, lba, data[:written] + pattern[written:],
+                  f'{what}: the blocks', lun)
+        seen.append(f'{edtl}: {"U" if flag == F_UNDERFLOW else "O"}/{resid}')
+    return ', '.join(seen)
+
+
 class Cases(dict):
     """A raw initiator's cases by name, each fn(ctx) raising Fail or
     returning what it saw for its log line, and its command line."""
@@ -651,17 +727,35 @@ class Cases(dict):
         self[fn.__name__[len('case_'):]] = fn
         return fn
 
+    def add_write_residuals(self, logged_in):
+        """Registers the case resid_NAME for each of WRITE_OPCODES:
+        write_residuals() at WRITE_RESID_LBA of the LUN --lun names, on a
+        connection logged_in(ctx) returns, logged out after."""
+        for name, opcode in WRITE_OPCODES.items():
+            def run(ctx, opcode=opcode):
+                conn = logged_in(ctx)
+                seen = write_residuals(conn, opcode, WRITE_RESID_LBA,
+                                       ctx.lun << 48)
+                conn.logout()
+                return seen
+            run.__doc__ = (f'{name} of {RESID_BLOCKS} blocks with other '
+                           'expected lengths: GOOD, U or O and the residual, '
+                           'only the blocks the data covers written')
+            self['resid_' + name] = run
+
     def main(self, doc, initiator, options=None, errors=(Fail, OSError)):
         """Parses the command line (--target, --host, --port, --initiator,
-        --repeat, --list, CASE..., and what @options(parser) adds), runs
-        the cases, prints "ok NAME: ..." or "FAIL NAME: ..." for each.
-        Returns the exit status: 1 if a case failed."""
+        --repeat, --lun, --list, CASE..., and what @options(parser) adds),
+        runs the cases, prints "ok NAME: ..." or "FAIL NAME: ..." for
+        each. Returns the exit status: 1 if a case failed."""
         ap = argparse.ArgumentParser(description=doc.split('\n')[0])
         ap.add_argument('--target', help='TargetName of the TPG to test')
         ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
         ap.add_argument('--port', type=int, default=3260)
         ap.add_argument('--initiator', default=initiator)
         ap.add_argument('--repeat', type=int, default=1)
+        ap.add_argument('--lun', type=int, default=0,
+                        help='the LUN the resid_ cases write to')
         ap.add_argument('--list', action='store_true', help='list the cases')
         if options:
             options(ap)

@@ -338,13 +338,15 @@ class IserConnection(Connection):
         return rsp.scsi_status, self.data_mr.read(n, 0)
 
     def send_write(self, lba, data, imm=0, unsol=False, stag=None, va=None,
-                   edtl=None, final=None):
-        """WRITE(10) of @data at @lba from the data buffer: its first @imm
-        bytes immediate, with @unsol (InitialR2T=No) unsolicited Data-Outs
-        up to FirstBurstLength, the rest for the target to fetch by RDMA
-        READ at @stag and @va (by default the data buffer's, at the first
-        solicited byte). Returns the ITT."""
-        self.data_mr.write(data, len(data), 0)
+                   edtl=None, cdb=None, lun=0):
+        """WRITE(10) of @data at @lba of @lun (or the CDB @cdb) from the
+        data buffer: its first @imm bytes immediate, with @unsol
+        (InitialR2T=No) unsolicited Data-Outs up to FirstBurstLength, the
+        rest for the target to fetch by RDMA READ at @stag and @va (by
+        default the data buffer's, at the first solicited byte). Returns
+        the ITT."""
+        if data:
+            self.data_mr.write(data, len(data), 0)
         edtl = len(data) if edtl is None else edtl
         first = imm
         if unsol:
@@ -354,16 +356,18 @@ class IserConnection(Connection):
         if first < edtl:
             ctrl = ctrl_hdr(self.data_mr.rkey if stag is None else stag,
                             self.data_mr.buf + first if va is None else va)
+        if cdb is None:
+            cdb = cdb10(0x2a, lba, edtl // BLOCK)
         self.send_pdu(scsi_cmd(F_WRITE | (0 if unsol else F_FINAL), itt, edtl,
-                               self.take_cmdsn(), self.expstatsn,
-                               cdb10(0x2a, lba, edtl // BLOCK)),
+                               self.take_cmdsn(), self.expstatsn, cdb,
+                               lun=lun),
                       data[:imm], ctrl=ctrl)
         if unsol:
             self.send_sequence(itt, RESERVED_TAG, data, imm, first)
         return itt
 
-    def write(self, lba, data, imm=0, unsol=False):
-        itt = self.send_write(lba, data, imm, unsol)
+    def write(self, lba, data, imm=0, unsol=False, cdb=None, lun=0):
+        itt = self.send_write(lba, data, imm, unsol, cdb=cdb, lun=lun)
         return self.recv_expect(OP_SCSI_RSP, itt)
 
 
@@ -950,6 +954,9 @@ def case_silent(ctx):
     conn.close()
     return (f'{answered} pings answered, {unanswered} left unanswered, '
             'closed by the target')
+
+
+CASES.add_write_residuals(logged_in)
 
 
 def main():

@@ -34,8 +34,8 @@ from ixt_iscsi import (
     login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd, text_req,
     tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
-    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
-    read_back)
+    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, login_checked, no_data,
+    nop_logout, pattern_kept, read_back)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -1181,9 +1181,7 @@ def case_ffp_residual(ctx):
     """Residuals (RFC 7143 section 11.4.5): a READ(10) of 8 blocks with an
     expected length of 16 blocks gets its 4 KiB, U set and residual 4096.
     With 4 blocks (overflow) it gets the first 2 KiB of the 4 KiB, GOOD
-    status, O set and residual 2048. A WRITE(10) whose expected
-    length differs from the CDB's is refused by the target core with CHECK
-    CONDITION (ILLEGAL REQUEST), writing nothing."""
+    status, O set and residual 2048. (Writes: the resid_ cases.)"""
     conn = logged_in(ctx)
     pattern = os.urandom(8 * BLOCK)
     good(conn.write(RESID_LBA, pattern), 'writing the pattern')
@@ -1196,18 +1194,9 @@ def case_ffp_residual(ctx):
            st.flags & F_OVERFLOW and not st.flags & F_UNDERFLOW and
            st.w44 == 4 * BLOCK,
            f'overflow: {len(data)} bytes, {st}, residual {st.w44}')
-    itt = conn.next_itt()
-    conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, 16 * BLOCK,
-                           conn.take_cmdsn(), conn.expstatsn,
-                           cdb10(0x2a, RESID_LBA, 8)))
-    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
-    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x05,
-           f'write with a longer expected length: {rsp}, sense {rsp.sense.hex()}')
-    read_back(conn, RESID_LBA, pattern, 'after the refused write, the LUN')
     conn.nop()
     conn.logout()
-    return ('read underflow U/4096, overflow truncated O/2048, mismatched '
-            'write refused')
+    return 'read underflow U/4096, overflow truncated O/2048'
 
 
 BIDI_LBA = 64
@@ -1340,6 +1329,65 @@ def case_ffp_residual_at_end(ctx):
     conn.nop()
     conn.logout()
     return 'the last block, U/7680'
+
+
+CASES.add_write_residuals(logged_in)
+
+# SPC-2 reservations (RESERVE(6), RELEASE(6)) of LUN 0 by two initiators.
+RESERVE6 = bytes([0x16, 0, 0, 0, 0, 0])
+RELEASE6 = bytes([0x17, 0, 0, 0, 0, 0])
+RESERVATION_CONFLICT = 0x18
+
+
+def initiator(ctx, name):
+    """A session of the initiator --initiator with "-@name" appended."""
+    conn = Connection(ctx.host, ctx.port, initiator=f'{ctx.initiator}-{name}')
+    return login_checked(conn, ctx.target)
+
+
+def reserve(conn, status, what):
+    rsp = no_data(conn, RESERVE6)
+    expect(rsp.scsi_status == status,
+           f'{what}: RESERVE(6) status 0x{rsp.scsi_status:02x}, expected '
+           f'0x{status:02x}, sense {rsp.sense.hex()}')
+
+
+def spc2_released(ctx, end):
+    """Initiator a holds RESERVE(6) of LUN 0 and b's is refused; a's
+    session ends as @end(conn) ends it, and a logs in again: b's RESERVE(6)
+    succeeds, a's is refused, b's RELEASE(6) frees the LUN for a."""
+    a, b = initiator(ctx, 'a'), initiator(ctx, 'b')
+    reserve(a, 0, 'a')
+    reserve(b, RESERVATION_CONFLICT, 'b while a holds the LUN')
+    how = end(a)
+    a = initiator(ctx, 'a')
+    reserve(b, 0, f'b after a {how} and logged in again')
+    reserve(a, RESERVATION_CONFLICT, 'a while b holds the LUN')
+    good(no_data(b, RELEASE6), "b's RELEASE(6)")
+    reserve(a, 0, 'a after b released')
+    good(no_data(a, RELEASE6), "a's RELEASE(6)")
+    a.logout()
+    b.logout()
+    return f'a {how}: its reservation released, b reserved'
+
+
+@case
+def case_spc2_release_on_logout(ctx):
+    """SPC-2 reservations: the holder logs out (spc2_released())."""
+    def end(conn):
+        conn.logout()
+        return 'logged out'
+    return spc2_released(ctx, end)
+
+
+@case
+def case_spc2_release_on_conn_loss(ctx):
+    """SPC-2 reservations: the holder's connection is lost, no Logout, no
+    reinstatement (ErrorRecoveryLevel=0, DefaultTime2Retain=0)."""
+    def end(conn):
+        conn.close()
+        return 'lost its connection'
+    return spc2_released(ctx, end)
 
 
 def main():

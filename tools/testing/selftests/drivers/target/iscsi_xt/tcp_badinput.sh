@@ -35,8 +35,7 @@
 # answered latest first). A 32-byte CDB in an Extended CDB AHS (WRITE
 # SAME(32) on a fileio LUN) reaches the target core whole; reads report
 # underflow and overflow residuals (an underflow at the end of an iblock
-# LUN too), a write whose expected length differs from its CDB's is
-# refused. Two connections of one session
+# LUN too; writes: scsi_conformance.sh). Two connections of one session
 # (MaxConnections=2): a write on the second waits for the CmdSN the first
 # still owes, its unsolicited Data-Out kept meanwhile; one connection logs
 # the other out; a third is refused (0x0206); one lost without Logout takes

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iscsi_xt: writes whose Expected Data Transfer Length differs from the
+ * transfer length of their CDB (RFC 7143 11.4.5.1, SAM-5 5.4.3).
+ *
+ * The target core refuses every such WRITE with CHECK CONDITION
+ * (target_cmd_size_check()): it cannot take less data than the CDB
+ * names, and a fabric buffer cannot hold more than the initiator sends.
+ * iSCSI says what to do instead, and the fabric can do it, because it
+ * knows both lengths before the core sees the command:
+ *
+ * - The initiator expects to send more than the CDB names (underflow):
+ *   all of it is taken, the CDB's blocks are written from its start,
+ *   the rest is dropped; U bit, residual = EDTL - CDB length.
+ * - It expects to send less (overflow): the whole blocks its data holds
+ *   are written, none past them; O bit, residual = CDB length - EDTL.
+ *   The core gets the CDB with its transfer length lowered to those
+ *   blocks, so the backend never sees a length the data does not cover.
+ *
+ * The core gets a data length equal to what its CDB names, and the
+ * fabric sets the residual itself. Only the WRITE-family CDBs the core
+ * parses for a block device are fitted; everything else keeps the core's
+ * check. A CDB whose range runs past the end of the LUN is left as it is,
+ * for the core to answer LOGICAL BLOCK ADDRESS OUT OF RANGE.
+ */
+
+#include <linux/percpu-refcount.h>
+#include <linux/rculist.h>
+#include <linux/unaligned.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_backend.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "cmd.h"
+
+/* The WRITE-family CDBs the target core parses for a block device. */
+static bool ixt_resid_is_write(u8 opcode)
+{
+	switch (opcode) {
+	case WRITE_6:
+	case WRITE_10:
+	case WRITE_VERIFY:
+	case WRITE_12:
+	case WRITE_16:
+	case WRITE_VERIFY_16:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The transfer length of a WRITE-family CDB, in blocks, and its LBA. */
+static u32 ixt_resid_get_blocks(const u8 *cdb, u64 *lba)
+{
+	switch (cdb[0]) {
+	case WRITE_6:
+		*lba = get_unaligned_be24(&cdb[1]) & 0x1fffff;
+		return cdb[4] ?: 256;
+	case WRITE_10:
+	case WRITE_VERIFY:
+		*lba = get_unaligned_be32(&cdb[2]);
+		return get_unaligned_be16(&cdb[7]);
+	case WRITE_12:
+		*lba = get_unaligned_be32(&cdb[2]);
+		return get_unaligned_be32(&cdb[6]);
+	default:
+		*lba = get_unaligned_be64(&cdb[2]);
+		return get_unaligned_be32(&cdb[10]);
+	}
+}
+
+/*
+ * Lowers the transfer length of @cdb to @blocks. WRITE(6) cannot say 0
+ * blocks (0 means 256): it becomes the WRITE(10) of the same blocks.
+ */
+static void ixt_resid_set_blocks(u8 *cdb, u32 blocks)
+{
+	u32 lba;
+	u8 control;
+
+	switch (cdb[0]) {
+	case WRITE_6:
+		if (blocks) {
+			cdb[4] = blocks;	/* 256 wraps to 0, as it should */
+			return;
+		}
+		lba = get_unaligned_be24(&cdb[1]) & 0x1fffff;
+		control = cdb[5];
+		memset(cdb, 0, 10);
+		cdb[0] = WRITE_10;
+		put_unaligned_be32(lba, &cdb[2]);
+		cdb[9] = control;
+		return;
+	case WRITE_10:
+	case WRITE_VERIFY:
+		put_unaligned_be16(blocks, &cdb[7]);
+		return;
+	case WRITE_12:
+		put_unaligned_be32(blocks, &cdb[6]);
+		return;
+	default:
+		put_unaligned_be32(blocks, &cdb[10]);
+	}
+}
+
+/*
+ * The block size and size in blocks of the device behind @lun of
+ * @se_sess: false when the session maps no such LUN, or when the device
+ * is a pass-through one, which parses its CDBs itself. The session's
+ * LUN entries are walked under RCU as the target core's own lookup does
+ * (transport_lookup_cmd_lun(), whose helper is not exported in a public
+ * header); the LUN's reference (lun_ref) keeps its device while the size
+ * is read.
+ */
+static bool ixt_resid_dev_geometry(struct se_session *se_sess, u64 lun,
+				   u32 *block_size, u64 *nr_blocks)
+{
+	struct se_dev_entry *deve;
+	struct se_lun *se_lun = NULL;
+	struct se_device *dev;
+	bool found = false;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(deve, &se_sess->se_node_acl->lun_entry_hlist,
+				 link) {
+		if (deve->mapped_lun != lun)
+			continue;
+		if (percpu_ref_tryget_live(&deve->se_lun->lun_ref))
+			se_lun = deve->se_lun;
+		break;
+	}
+	rcu_read_unlock();
+	if (!se_lun)
+		return false;
+	dev = rcu_dereference_raw(se_lun->lun_se_dev);
+	if (!(dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH)) {
+		*block_size = dev->dev_attrib.block_size;
+		*nr_blocks = dev->transport->get_blocks(dev) + 1;
+		found = true;
+	}
+	percpu_ref_put(&se_lun->lun_ref);
+	return found;
+}
+
+/**
+ * ixt_resid_fit_write() - fit a write's CDB to its expected length
+ * @se_sess: the session the command came on.
+ * @lun: the LUN it names, unpacked.
+ * @cdb: its CDB, at least %ISCSI_CDB_SIZE bytes.
+ * @edtl: its Expected Data Transfer Length.
+ * @fit: filled in when the write needs fitting.
+ *
+ * The LUN's device is looked up under RCU only for its geometry; the
+ * target core looks the LUN up again for the command and checks the
+ * lengths it is given, so a LUN changed in between cannot make a write
+ * go past what its data covers.
+ *
+ * Context: Process context.
+ * Return: true when @fit holds the CDB, data length and residual the
+ * command goes to the target core with; false to submit it unchanged.
+ */
+bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
+			 u32 edtl, struct ixt_resid_fit *fit)
+{
+	u32 block_size, blocks, fit_blocks;
+	u64 lba, nr_blocks, len;
+
+	if (!ixt_resid_is_write(cdb[0]))
+		return false;
+	blocks = ixt_resid_get_blocks(cdb, &lba);
+	if (!ixt_resid_dev_geometry(se_sess, lun, &block_size, &nr_blocks))
+		return false;
+	len = (u64)blocks * block_size;
+	if (len == edtl || len > U32_MAX || lba + blocks < lba ||
+	    lba + blocks > nr_blocks)
+		return false;
+
+	memcpy(fit->cdb, cdb, sizeof(fit->cdb));
+	if (edtl > len) {
+		fit->data_length = len;
+		fit->flag = SCF_UNDERFLOW_BIT;
+		fit->residual = edtl - len;
+	} else {
+		fit_blocks = edtl / block_size;
+		ixt_resid_set_blocks(fit->cdb, fit_blocks);
+		fit->data_length = fit_blocks * block_size;
+		fit->flag = SCF_OVERFLOW_BIT;
+		fit->residual = len - edtl;
+	}
+	return true;
+}
