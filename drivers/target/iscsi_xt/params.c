@@ -1790,12 +1790,16 @@ static int ixt_neg_reply(struct ixt_neg *neg, u16 stage, const char *text,
  * Declarations the target makes once per connection: TargetPortalGroupTag
  * in the first response when the initiator named the target,
  * TargetAlias to a normal session, MaxRecvDataSegmentLength in the
- * operational stage unless iSER makes it irrelevant.
+ * operational stage unless iSER makes it irrelevant or the target
+ * rejected the initiator's: its response would hold the key twice, and
+ * both sides keep the RFC default instead.
  */
 static bool ixt_neg_declares(const struct ixt_neg *neg, u16 stage,
 			     enum ixt_key k)
 {
-	if (neg->key[k].state & IXT_KS_DECLARED)
+	u8 state = neg->key[k].state;
+
+	if (state & IXT_KS_DECLARED)
 		return false;
 	switch (k) {
 	case IXT_KEY_TPGT:
@@ -1805,7 +1809,9 @@ static bool ixt_neg_declares(const struct ixt_neg *neg, u16 stage,
 		return stage != IXT_KF_FFP && neg->offer.target_alias[0] &&
 		       (neg->flags & IXT_NEG_LEADING) && !ixt_neg_discovery(neg);
 	default:
-		return stage == IXT_KF_OPERATIONAL && !ixt_neg_rdma(neg);
+		return stage == IXT_KF_OPERATIONAL && !ixt_neg_rdma(neg) &&
+		       (state & (IXT_KS_RECEIVED | IXT_KS_RESULT)) !=
+		       IXT_KS_RECEIVED;
 	}
 }
 
@@ -2043,10 +2049,10 @@ void ixt_neg_init(struct ixt_neg *neg, const struct ixt_offer *offer,
  * Then the target adds, once per connection, TargetPortalGroupTag (in
  * the first response, if the initiator named a target), TargetAlias (to
  * a normal session, if set) and its MaxRecvDataSegmentLength (operational
- * stage, TCP), and offers the keys the initiator did not send whose RFC
- * default it does not take (ixt_neg_pending() then tells whether answers
- * are due). In full feature phase, @neg->has_send_targets reports a
- * SendTargets key.
+ * stage, TCP, unless it answered the initiator's with Reject), and offers
+ * the keys the initiator did not send whose RFC default it does not take
+ * (ixt_neg_pending() then tells whether answers are due). In full feature
+ * phase, @neg->has_send_targets reports a SendTargets key.
  *
  * The outcome is in @neg->params, consistent: FirstBurstLength at most
  * MaxBurstLength, MaxOutstandingR2T 1 with DataSequenceInOrder=Yes and

@@ -1391,6 +1391,55 @@ TEST(target_offers)
 	}
 }
 
+/* How many times @key appears in the last response. */
+static unsigned int rsp_count(const char *key)
+{
+	struct ixt_text_pair pair;
+	unsigned int n = 0;
+	u32 pos = 0;
+
+	while (ixt_text_next(cv.rsp_data, cv.rsp.len, &pos, &pair))
+		if (pair.key_len == strlen(key) &&
+		    !memcmp(pair.key, key, pair.key_len))
+			n++;
+	return n;
+}
+
+/*
+ * A malformed MaxRecvDataSegmentLength of the initiator is answered
+ * Reject, and the response that says so holds the key once: the target
+ * does not add its own declaration, then or later in the login, and both
+ * sides keep the RFC default (found by fuzz/params_fuzz.c).
+ */
+TEST(rejected_mrdsl_not_declared)
+{
+	static const char * const reqs[] = {
+		NAMES "MaxRecvDataSegmentLength=511|",
+		NAMES "MaxRecvDataSegmentLength=262axC|",
+		NAMES "ImmediateData=No|MaxRecvDataSegmentLength=|",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(reqs); i++) {
+		IXT_CASE("%s", reqs[i]);
+		conv_start("MaxRecvDataSegmentLength=65536|", LEAD);
+		ASSERT_EQ(conv_step(OP, reqs[i]), 0);
+		EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 1);
+		EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "Reject");
+		ASSERT_EQ(conv_step(OP, "DefaultTime2Wait=2|"), 0);
+		EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 0);
+		EXPECT_EQ(cv.neg.params.target_recv_dlength,
+			  ISCSI_DEF_MAX_RECV_SEG_LEN);
+		EXPECT_EQ(cv.neg.params.initiator_recv_dlength,
+			  ISCSI_DEF_MAX_RECV_SEG_LEN);
+	}
+	/* A well-formed one is not answered; the target declares its own. */
+	conv_start("MaxRecvDataSegmentLength=65536|", LEAD);
+	ASSERT_EQ(conv_step(OP, NAMES "MaxRecvDataSegmentLength=4096|"), 0);
+	EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 1);
+	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "262144");
+}
+
 TEST(target_offer_applies_when_decided)
 {
 	conv_start("ImmediateData=No|MaxRecvDataSegmentLength=65536|", LEAD);
