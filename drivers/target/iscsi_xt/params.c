@@ -1314,11 +1314,26 @@ static bool ixt_vlist_has(const struct ixt_vlist *list, u32 v)
 	return false;
 }
 
-/* MaxOutstandingR2T is 1 with DataSequenceInOrder=Yes and an ERL above 0. */
+/*
+ * MaxOutstandingR2T is 1 with DataSequenceInOrder=Yes and an ERL above 0
+ * (RFC 7143 section 13.19), as long as they may still be the outcome:
+ * the two may be settled after MaxOutstandingR2T, by an offer of the
+ * target or in a later request. An ERL not settled ends at most at the
+ * target's own; DataSequenceInOrder is Yes by default, and the target's
+ * offer of No may be answered Yes.
+ */
 static u32 ixt_neg_max_r2t(const struct ixt_neg *neg)
 {
-	if (ixt_neg_outcome(neg, IXT_KEY_DATA_SEQ_IN_ORDER) &&
-	    ixt_neg_outcome(neg, IXT_KEY_ERL))
+	const struct ixt_neg_key *seq = &neg->key[IXT_KEY_DATA_SEQ_IN_ORDER];
+	const struct ixt_neg_key *erl = &neg->key[IXT_KEY_ERL];
+	bool seq_yes, erl_above_0;
+
+	seq_yes = !(seq->state & IXT_KS_RESULT) || seq->res ||
+		  (seq->state & (IXT_KS_OFFERED | IXT_KS_ANSWERED)) ==
+		  IXT_KS_OFFERED;
+	erl_above_0 = erl->state & IXT_KS_RESULT ? erl->res :
+		      neg->offer.error_recovery_level;
+	if (seq_yes && erl_above_0)
 		return 1;
 	return neg->offer.max_outstanding_r2t;
 }
