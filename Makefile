@@ -8,6 +8,13 @@
 #                      and the modprobe.d snippet that makes iscsi_xt stand
 #                      in for iscsi_target_mod
 #   make check         everything below, ending with "N passed, N failed"
+#   make unit          the user-space unit tests of the pure files
+#   make fuzz          the libFuzzer targets over the pure files, FUZZ_TIME
+#                      seconds each (60 by default), ending with
+#                      "N passed, N failed"; new corpus entries and crash
+#                      reproducers go to tools/testing/iscsi_xt/fuzz/build/
+#   make fuzz-smoke    the same, FUZZ_SMOKE_TIME seconds each (5), as
+#                      make check runs it
 #   make demo          boot the VM and drive the module with targetcli
 #   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
 #                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
@@ -40,6 +47,7 @@ clean-module:
 
 clean: clean-module
 	$(MAKE) -C tools/testing/iscsi_xt clean
+	$(MAKE) -C tools/testing/iscsi_xt/fuzz clean
 
 # Debian's headers ask modules_install to sign with a key they do not ship:
 # sign only where the kernel tree has its key, else leave signing to the
@@ -82,6 +90,15 @@ kdoc:
 unit:
 	$(MAKE) -C tools/testing/iscsi_xt run
 
+FUZZ_TIME	?= 60
+FUZZ_SMOKE_TIME	?= 5
+
+fuzz:
+	$(MAKE) -C tools/testing/iscsi_xt/fuzz run FUZZ_TIME=$(FUZZ_TIME)
+
+fuzz-smoke:
+	$(MAKE) -C tools/testing/iscsi_xt/fuzz run FUZZ_TIME=$(FUZZ_SMOKE_TIME)
+
 kselftest: modules
 	scripts/kselftest.sh $(BUILD)
 
@@ -102,4 +119,4 @@ bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
 .PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
-	kdoc unit kselftest check check-full demo bench
+	kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench

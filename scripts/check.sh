@@ -47,6 +47,7 @@ step build-check make -s -C "$top" build-check
 step checkpatch make -s -C "$top" checkpatch
 step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
+step fuzz-smoke make -s -C "$top" fuzz-smoke
 step kselftest make -s -C "$top" kselftest
 step bench-smoke "$top/scripts/bench/smoke.sh"
 # make check-full: the iSER data, fault and bad-input tests again over

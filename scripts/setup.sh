@@ -26,6 +26,11 @@ tools=$build/tools
 
 packages=(
 	build-essential kmod cpio xz-utils
+	# make unit and make fuzz: the <crypto/hash.h> shim digests with
+	# OpenSSL (libssl-dev, else only a Recommends of linux-source-6.12);
+	# make fuzz: libFuzzer and the sanitizer runtimes are in
+	# libclang-rt-14-dev, which clang-14 only recommends.
+	libssl-dev clang-14 libclang-rt-14-dev
 	sparse linux-source-6.12
 	qemu-system-x86 busybox-static
 	targetcli-fb python3-rtslib-fb dbus

@@ -1314,11 +1314,26 @@ static bool ixt_vlist_has(const struct ixt_vlist *list, u32 v)
 	return false;
 }
 
-/* MaxOutstandingR2T is 1 with DataSequenceInOrder=Yes and an ERL above 0. */
+/*
+ * MaxOutstandingR2T is 1 with DataSequenceInOrder=Yes and an ERL above 0
+ * (RFC 7143 section 13.19), as long as they may still be the outcome:
+ * the two may be settled after MaxOutstandingR2T, by an offer of the
+ * target or in a later request. An ERL not settled ends at most at the
+ * target's own; DataSequenceInOrder is Yes by default, and the target's
+ * offer of No may be answered Yes.
+ */
 static u32 ixt_neg_max_r2t(const struct ixt_neg *neg)
 {
-	if (ixt_neg_outcome(neg, IXT_KEY_DATA_SEQ_IN_ORDER) &&
-	    ixt_neg_outcome(neg, IXT_KEY_ERL))
+	const struct ixt_neg_key *seq = &neg->key[IXT_KEY_DATA_SEQ_IN_ORDER];
+	const struct ixt_neg_key *erl = &neg->key[IXT_KEY_ERL];
+	bool seq_yes, erl_above_0;
+
+	seq_yes = !(seq->state & IXT_KS_RESULT) || seq->res ||
+		  (seq->state & (IXT_KS_OFFERED | IXT_KS_ANSWERED)) ==
+		  IXT_KS_OFFERED;
+	erl_above_0 = erl->state & IXT_KS_RESULT ? erl->res :
+		      neg->offer.error_recovery_level;
+	if (seq_yes && erl_above_0)
 		return 1;
 	return neg->offer.max_outstanding_r2t;
 }
@@ -1790,12 +1805,16 @@ static int ixt_neg_reply(struct ixt_neg *neg, u16 stage, const char *text,
  * Declarations the target makes once per connection: TargetPortalGroupTag
  * in the first response when the initiator named the target,
  * TargetAlias to a normal session, MaxRecvDataSegmentLength in the
- * operational stage unless iSER makes it irrelevant.
+ * operational stage unless iSER makes it irrelevant or the target
+ * rejected the initiator's: its response would hold the key twice, and
+ * both sides keep the RFC default instead.
  */
 static bool ixt_neg_declares(const struct ixt_neg *neg, u16 stage,
 			     enum ixt_key k)
 {
-	if (neg->key[k].state & IXT_KS_DECLARED)
+	u8 state = neg->key[k].state;
+
+	if (state & IXT_KS_DECLARED)
 		return false;
 	switch (k) {
 	case IXT_KEY_TPGT:
@@ -1805,7 +1824,9 @@ static bool ixt_neg_declares(const struct ixt_neg *neg, u16 stage,
 		return stage != IXT_KF_FFP && neg->offer.target_alias[0] &&
 		       (neg->flags & IXT_NEG_LEADING) && !ixt_neg_discovery(neg);
 	default:
-		return stage == IXT_KF_OPERATIONAL && !ixt_neg_rdma(neg);
+		return stage == IXT_KF_OPERATIONAL && !ixt_neg_rdma(neg) &&
+		       (state & (IXT_KS_RECEIVED | IXT_KS_RESULT)) !=
+		       IXT_KS_RECEIVED;
 	}
 }
 
@@ -2043,10 +2064,10 @@ void ixt_neg_init(struct ixt_neg *neg, const struct ixt_offer *offer,
  * Then the target adds, once per connection, TargetPortalGroupTag (in
  * the first response, if the initiator named a target), TargetAlias (to
  * a normal session, if set) and its MaxRecvDataSegmentLength (operational
- * stage, TCP), and offers the keys the initiator did not send whose RFC
- * default it does not take (ixt_neg_pending() then tells whether answers
- * are due). In full feature phase, @neg->has_send_targets reports a
- * SendTargets key.
+ * stage, TCP, unless it answered the initiator's with Reject), and offers
+ * the keys the initiator did not send whose RFC default it does not take
+ * (ixt_neg_pending() then tells whether answers are due). In full feature
+ * phase, @neg->has_send_targets reports a SendTargets key.
  *
  * The outcome is in @neg->params, consistent: FirstBurstLength at most
  * MaxBurstLength, MaxOutstandingR2T 1 with DataSequenceInOrder=Yes and

@@ -3,6 +3,11 @@
  * Runner of the tiny unit-test framework (see ixt_test.h), the WARN_ON()
  * counter behind the <linux/bug.h> shim, and the checks and random numbers
  * of the tests' brute-force models.
+ *
+ * Built with IXT_TEST_FUZZ defined, for the fuzzers in fuzz/, it has no
+ * runner (libFuzzer has the main()) and any failed check or unexpected
+ * warning aborts, after its diagnostics, so that libFuzzer keeps the
+ * input as a crash.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +48,15 @@ void ixt_test_case(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The end of a failure's diagnostics: a fuzzer stops there. */
+static void ixt_fail_done(void)
+{
+#ifdef IXT_TEST_FUZZ
+	fflush(stdout);
+	abort();
+#endif
+}
+
 static void ixt_fail(const char *file, int line)
 {
 	ixt_cur_failed = true;
@@ -57,6 +71,7 @@ bool ixt_test_check(bool ok, const char *file, int line, const char *what)
 	if (!ok) {
 		ixt_fail(file, line);
 		printf("#   expected %s\n", what);
+		ixt_fail_done();
 	}
 	return ok;
 }
@@ -73,6 +88,7 @@ bool ixt_test_check_eq(long long a, long long b, bool want_equal,
 	printf("#   expected %s\n", want_equal ? "equal" : "different");
 	printf("#   left:  %s = %lld (%#llx)\n", ea, a, (unsigned long long)a);
 	printf("#   right: %s = %lld (%#llx)\n", eb, b, (unsigned long long)b);
+	ixt_fail_done();
 	return false;
 }
 
@@ -83,6 +99,7 @@ void ixt_warn(const char *file, int line, const char *cond)
 		return;
 	ixt_fail(file, line);
 	printf("#   unexpected WARN_ON(%s)\n", cond);
+	ixt_fail_done();
 }
 
 unsigned long ixt_test_warn_begin(void)
@@ -101,6 +118,7 @@ bool ixt_test_warn_end(unsigned long since, unsigned long want,
 		return true;
 	ixt_fail(file, line);
 	printf("#   expected %lu warnings, got %lu\n", want, got);
+	ixt_fail_done();
 	return false;
 }
 
@@ -158,6 +176,7 @@ u32 ixt_rng_range(u64 *state, u32 lo, u32 hi)
 	return lo + ixt_rng(state) % ((u64)hi - lo + 1);
 }
 
+#ifndef IXT_TEST_FUZZ
 static int ixt_test_cmp(const void *a, const void *b)
 {
 	const struct ixt_test *x = *(struct ixt_test * const *)a;
@@ -199,3 +218,4 @@ int main(int argc, char **argv)
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
+#endif /* !IXT_TEST_FUZZ */

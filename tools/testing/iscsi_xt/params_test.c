@@ -1391,6 +1391,120 @@ TEST(target_offers)
 	}
 }
 
+/*
+ * MaxOutstandingR2T stays 1 when DataSequenceInOrder=Yes and an ERL above
+ * 0 are settled after it: by the target's own offer in the same response,
+ * or in a later request (found by fuzz/params_fuzz.c). Each case is a
+ * conversation of up to three operational requests, then the outcome.
+ */
+TEST(max_r2t_one_when_erl_settles_later)
+{
+	static const struct {
+		const char *offer;
+		const char *req[3];
+		const char *want;	/* MaxOutstandingR2T in the first answer */
+		u32 r2t;		/* the outcome at the end */
+		u32 erl;
+		bool seq;
+	} cases[] = {
+		/* The target offers ERL=2 after answering MaxOutstandingR2T. */
+		{ "ErrorRecoveryLevel=2|MaxOutstandingR2T=8|",
+		  { NAMES "MaxOutstandingR2T=44|", "ErrorRecoveryLevel=2|" },
+		  "1", 1, 2, true },
+		/* DataSequenceInOrder settles Yes (OR), ERL in a later request. */
+		{ "ErrorRecoveryLevel=2|MaxOutstandingR2T=8|",
+		  { NAMES "DataSequenceInOrder=No|MaxOutstandingR2T=4|",
+		    "ErrorRecoveryLevel=1|" },
+		  "1", 1, 1, true },
+		/* The target offers DataSequenceInOrder=No; answered Yes. */
+		{ "ErrorRecoveryLevel=2|MaxOutstandingR2T=8|"
+		  "DataSequenceInOrder=No|",
+		  { NAMES "ErrorRecoveryLevel=1|MaxOutstandingR2T=4|",
+		    "DataSequenceInOrder=Yes|" },
+		  "1", 1, 1, true },
+		/* The target's ERL is 0: ERL cannot end above it. */
+		{ "MaxOutstandingR2T=8|",
+		  { NAMES "MaxOutstandingR2T=4|", "ErrorRecoveryLevel=2|" },
+		  "4", 4, 0, true },
+		/* DataSequenceInOrder=No settled: any MaxOutstandingR2T. */
+		{ "ErrorRecoveryLevel=2|MaxOutstandingR2T=8|"
+		  "DataSequenceInOrder=No|",
+		  { NAMES "DataSequenceInOrder=No|MaxOutstandingR2T=4|",
+		    "ErrorRecoveryLevel=2|" },
+		  "4", 4, 2, false },
+	};
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("%s%s", cases[i].offer, cases[i].req[0]);
+		conv_start(cases[i].offer, LEAD);
+		for (j = 0; j < ARRAY_SIZE(cases[i].req) && cases[i].req[j];
+		     j++) {
+			ASSERT_EQ(conv_step(OP, cases[i].req[j]), 0);
+			if (!j)
+				EXPECT_STR(rsp_value("MaxOutstandingR2T"),
+					   cases[i].want);
+			/* Consistent after every request, not just at the end. */
+			EXPECT_TRUE(!(cv.neg.params.data_sequence_in_order &&
+				      cv.neg.params.error_recovery_level) ||
+				    cv.neg.params.max_outstanding_r2t == 1);
+		}
+		EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
+		EXPECT_EQ(cv.neg.params.max_outstanding_r2t, cases[i].r2t);
+		EXPECT_EQ(cv.neg.params.error_recovery_level, cases[i].erl);
+		EXPECT_EQ(cv.neg.params.data_sequence_in_order, cases[i].seq);
+	}
+}
+
+/* How many times @key appears in the last response. */
+static unsigned int rsp_count(const char *key)
+{
+	struct ixt_text_pair pair;
+	unsigned int n = 0;
+	u32 pos = 0;
+
+	while (ixt_text_next(cv.rsp_data, cv.rsp.len, &pos, &pair))
+		if (pair.key_len == strlen(key) &&
+		    !memcmp(pair.key, key, pair.key_len))
+			n++;
+	return n;
+}
+
+/*
+ * A malformed MaxRecvDataSegmentLength of the initiator is answered
+ * Reject, and the response that says so holds the key once: the target
+ * does not add its own declaration, then or later in the login, and both
+ * sides keep the RFC default (found by fuzz/params_fuzz.c).
+ */
+TEST(rejected_mrdsl_not_declared)
+{
+	static const char * const reqs[] = {
+		NAMES "MaxRecvDataSegmentLength=511|",
+		NAMES "MaxRecvDataSegmentLength=262axC|",
+		NAMES "ImmediateData=No|MaxRecvDataSegmentLength=|",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(reqs); i++) {
+		IXT_CASE("%s", reqs[i]);
+		conv_start("MaxRecvDataSegmentLength=65536|", LEAD);
+		ASSERT_EQ(conv_step(OP, reqs[i]), 0);
+		EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 1);
+		EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "Reject");
+		ASSERT_EQ(conv_step(OP, "DefaultTime2Wait=2|"), 0);
+		EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 0);
+		EXPECT_EQ(cv.neg.params.target_recv_dlength,
+			  ISCSI_DEF_MAX_RECV_SEG_LEN);
+		EXPECT_EQ(cv.neg.params.initiator_recv_dlength,
+			  ISCSI_DEF_MAX_RECV_SEG_LEN);
+	}
+	/* A well-formed one is not answered; the target declares its own. */
+	conv_start("MaxRecvDataSegmentLength=65536|", LEAD);
+	ASSERT_EQ(conv_step(OP, NAMES "MaxRecvDataSegmentLength=4096|"), 0);
+	EXPECT_EQ(rsp_count("MaxRecvDataSegmentLength"), 1);
+	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "262144");
+}
+
 TEST(target_offer_applies_when_decided)
 {
 	conv_start("ImmediateData=No|MaxRecvDataSegmentLength=65536|", LEAD);
