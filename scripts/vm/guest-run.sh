@@ -33,8 +33,22 @@ hostname ixt-vm
 : >"$out/started"
 # Through a pipe: tools that reopen /dev/stdout (the kselftest runner does)
 # then share one stream instead of overwriting each other in the file.
-/bin/bash "$out/job.sh" 2>&1 </dev/null | cat >"$out/output.log"
-echo "${PIPESTATUS[0]}" >"$out/status"
+# A daemon the job started may keep the pipe open for good: once the job
+# has exited, the copy gets 10 s to drain, then the processes still
+# running are listed in ps-at-end.log and the guest goes down anyway.
+exec 3> >(cat >"$out/output.log")
+copier=$!
+/bin/bash "$out/job.sh" >&3 2>&1 </dev/null 3>&-
+echo $? >"$out/status"
+exec 3>&-
+for ((i = 0; i < 100; i++)); do
+	kill -0 "$copier" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$copier" 2>/dev/null; then
+	ps -eo pid,ppid,stat,args >"$out/ps-at-end.log"
+	echo "guest: the job's output pipe is still held open (ps-at-end.log)" >/dev/console
+fi
 dmesg >"$out/dmesg.log"
 sync
 
