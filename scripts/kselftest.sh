@@ -8,8 +8,10 @@
 #   scripts/kselftest.sh [BUILD_DIR [TEST...]]
 #
 # TEST names one test program (e.g. module_load.sh) to run alone; by
-# default all run. With IXT_RDMA=siw the VM has soft-iWARP siw0 on veth0
-# in place of soft-RoCE rxe0 (results in build/vm/kselftest-siw).
+# default all run but those IXT_KSFT_SKIP names (a space-separated list).
+# With IXT_RDMA=siw the VM has soft-iWARP siw0 on veth0 in place of
+# soft-RoCE rxe0 (results in build/vm/kselftest-siw); IXT_KSFT_NAME names
+# the results folder instead (build/vm/NAME).
 #
 # Ends with "N passed, N failed, N skipped" (one per test program) and
 # exits non-zero when any test failed or the VM did not finish.
@@ -32,9 +34,14 @@ make -s -C "$src/$col" install INSTALL_PATH="$inst/$col" OUTPUT="$ksft/out"
 make -s -C "$src/$col" emit_tests COLLECTION="$col" OUTPUT="$ksft/out" \
 	| grep "^$col:" >"$inst/kselftest-list.txt"
 cp -r "$src/kselftest" "$src/run_kselftest.sh" "$inst/"
+if [ $# -eq 0 ] && [ -n "${IXT_KSFT_SKIP:-}" ]; then
+	mapfile -t tests < <(sed "s|^$col:||" "$inst/kselftest-list.txt" |
+		grep -vxF -f <(tr ' ' '\n' <<<"$IXT_KSFT_SKIP" | grep .))
+	set -- "${tests[@]}"
+fi
 
 rc=0
-name=kselftest${IXT_RDMA:+-$IXT_RDMA}
+name=${IXT_KSFT_NAME:-kselftest${IXT_RDMA:+-$IXT_RDMA}}
 IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n "$name" \
 	"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}" || rc=$?
 

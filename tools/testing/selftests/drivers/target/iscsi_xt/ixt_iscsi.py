@@ -11,6 +11,7 @@ ixt_raw.py holds the cases that use it.
 """
 
 import argparse
+import hashlib
 import os
 import select
 import socket
@@ -379,12 +380,40 @@ class Connection:
         return [('InitiatorName', self.initiator), ('TargetName', target),
                 ('SessionType', 'Normal'), ('AuthMethod', 'None')]
 
-    def login(self, target, op_keys=None, extra=None, tsih=0, cid=0):
-        """A whole normal login: the security stage with AuthMethod=None,
-        then the operational stage with op_keys, answering what the target
-        offers, to full feature phase. A non-zero @tsih adds the
-        connection, @cid, to that session of this ISID. Returns the keys
-        the target sent."""
+    def login_chap(self, target, user, secret):
+        """The security stage of a login with one-way CHAP (CHAP_A=5,
+        MD5; RFC 1994 and RFC 7143 section 12.1.3) as @user with
+        @secret, to the operational stage."""
+        keys = [(k, 'CHAP' if k == 'AuthMethod' else v)
+                for k, v in self.leading_keys(target)]
+        rsp = self.login_pdu(login_flags(SEC), keys)
+        expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+               rsp.status == 0 and ('AuthMethod', 'CHAP') in rsp.keys,
+               f'CHAP offered: {rsp}')
+        rsp = self.login_pdu(login_flags(SEC), [('CHAP_A', '5')])
+        expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+               f'CHAP_A: {rsp}')
+        got = dict(rsp.keys)
+        expect(got.get('CHAP_A') == '5' and 'CHAP_I' in got and
+               'CHAP_C' in got, f'CHAP challenge: {got}')
+        digest = hashlib.md5(bytes([int(got['CHAP_I'])]) + secret.encode() +
+                             bytes.fromhex(got['CHAP_C'][2:])).hexdigest()
+        rsp = self.login_pdu(login_flags(SEC, OPER, transit=True),
+                             [('CHAP_N', user), ('CHAP_R', '0x' + digest)])
+        expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+               rsp.status == 0 and rsp.flags & LOGIN_T and
+               rsp.flags & 3 == OPER, f'CHAP response: {rsp}')
+
+    def login(self, target, op_keys=None, extra=None, tsih=0, cid=0,
+              chap=None):
+        """A whole normal login: the security stage with AuthMethod=None
+        (or CHAP as @chap, (user, secret), says), then the operational
+        stage with op_keys, answering what the target offers, to full
+        feature phase. A non-zero @tsih adds the connection, @cid, to that
+        session of this ISID. Returns the keys the target sent."""
+        if chap:
+            self.login_chap(target, *chap)
+            return self.login_operational(op_keys, tsih, cid)
         got = []
         keys = self.leading_keys(target) + (extra or [])
         flags = login_flags(SEC, OPER, transit=True)

@@ -1333,6 +1333,34 @@ def case_ffp_residual_at_end(ctx):
 
 CASES.add_write_residuals(logged_in)
 
+
+@case
+def case_hang_mid_write(ctx):
+    """A 1 MiB WRITE(10) whose first R2T gets half a Data-Out: then the
+    client prints "hanging" and sleeps, for its test to kill it there."""
+    conn, r2t = write_r2t(ctx, lba=BAD_LBA, blocks=2048)
+    n = min(r2t.w44, conn.target_mrdsl)
+    hdr = data_out(r2t.itt, r2t.ttt, conn.expstatsn, 0, 0)
+    conn.send(hdr[:5] + n.to_bytes(3, 'big') + hdr[8:] + b'h' * (n // 2))
+    print('hanging', flush=True)
+    time.sleep(120)
+    raise Fail('not killed within 120 s')
+
+
+@case
+def case_login_storm(ctx):
+    """--storm sessions one after the other, each a CHAP login as
+    --chap USER:SECRET, a NOP and a Logout; says how long they took."""
+    user, _, secret = ctx.chap.partition(':')
+    t0 = time.monotonic()
+    for _ in range(ctx.storm):
+        conn = connect(ctx)
+        conn.login(ctx.target, chap=(user, secret))
+        conn.nop()
+        conn.logout()
+    return f'{ctx.storm} CHAP logins in {time.monotonic() - t0:.1f} s'
+
+
 # SPC-2 reservations (RESERVE(6), RELEASE(6)) of LUN 0 by two initiators.
 RESERVE6 = bytes([0x16, 0, 0, 0, 0, 0])
 RELEASE6 = bytes([0x17, 0, 0, 0, 0, 0])
@@ -1394,6 +1422,10 @@ def main():
     def options(ap):
         ap.add_argument('--login-timeout', type=int, default=5,
                         help="the TPG's attrib/login_timeout, in seconds")
+        ap.add_argument('--chap', default='', metavar='USER:SECRET',
+                        help='login_storm: the CHAP credentials')
+        ap.add_argument('--storm', type=int, default=100, metavar='N',
+                        help='login_storm: how many sessions')
     return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-raw', options)
 
 

@@ -328,12 +328,18 @@ ixt_data_target() {
 		mkdir -p "$ib" && echo udev_path=/dev/nullb0 >"$ib/control" &&
 		echo 1 >"$ib/enable" &&
 		mkdir -p "$tpg/lun/lun_1" && ln -s "$ib" "$tpg/lun/lun_1/nb" &&
-		mkdir "$tpg/np/$portal" &&
-		{ [ "$iser" = 0 ] || echo 1 >"$tpg/np/$portal/iser"; } &&
-		echo 0 >"$tpg/attrib/authentication" &&
-		echo 1 >"$tpg/attrib/generate_node_acls" &&
-		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
-		echo 1 >"$tpg/enable"
+		ixt_demo_tpg "$tpg" "$portal" "$iser"
+}
+
+# ixt_demo_tpg TPG PORTAL [ISER]: a portal on PORTAL (serving iSER too
+# when ISER is 1), demo mode (no authentication, writable), and TPG
+# enabled; its LUNs are the caller's.
+ixt_demo_tpg() {
+	mkdir "$1/np/$2" && { [ "${3:-0}" = 0 ] || echo 1 >"$1/np/$2/iser"; } &&
+		echo 0 >"$1/attrib/authentication" &&
+		echo 1 >"$1/attrib/generate_node_acls" &&
+		echo 0 >"$1/attrib/demo_mode_write_protect" &&
+		echo 1 >"$1/enable"
 }
 
 # ixt_wait SECONDS COMMAND...: run COMMAND every half second until it

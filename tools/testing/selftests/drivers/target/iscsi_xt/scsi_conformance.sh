@@ -21,9 +21,11 @@
 #   explicit ACLs for both initiators.
 #
 # Afterwards every cache line is back in the pool, and once the
-# configuration is removed, no object of the target's modules is left. IXT_TARGET=lio runs the same cases on
-# LIO's iscsi_target_mod (+ ib_isert), where the write cases fail with
-# CHECK CONDITION.
+# configuration is removed, no object of the target's modules is left.
+# IXT_TARGET=lio runs the same cases on LIO's iscsi_target_mod (+
+# ib_isert), where the write cases fail with CHECK CONDITION, INVALID
+# FIELD IN COMMAND INFORMATION UNIT (05/0e/03), writing nothing, and the
+# reservation cases pass.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -64,11 +66,9 @@ iser_missing() {
 }
 
 cleanup() {
-	[ -d "$IXT_FABRIC" ] && ixt_cfs_clear
-	ixt_target_unload
-	[ -n "$loop" ] && losetup -d "$loop"
-	ixt_work_rm
-} 2>/dev/null
+	ixt_cleanup
+	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+}
 trap cleanup EXIT
 
 # raw ARGS...: the cases ARGS against the TPG, their lines in $raw_out,
@@ -132,12 +132,7 @@ modprobe -q loop
 		loop=$(losetup -f --show "$IXT_WORK/ib.img") &&
 		mkdir -p "$ib" && echo "udev_path=$loop" >"$ib/control" &&
 		echo 1 >"$ib/enable" && mkdir -p "$tpg/lun/lun_1" &&
-		ln -s "$ib" "$tpg/lun/lun_1/ib" &&
-		mkdir "$tpg/np/$portal" &&
-		echo 0 >"$tpg/attrib/authentication" &&
-		echo 1 >"$tpg/attrib/generate_node_acls" &&
-		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
-		echo 1 >"$tpg/enable"
+		ln -s "$ib" "$tpg/lun/lun_1/ib" && ixt_demo_tpg "$tpg" "$portal"
 } || ktap_exit_fail_msg "cannot configure the target"
 ixt_owned_mark "${owners[@]}"
 
