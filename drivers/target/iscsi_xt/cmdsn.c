@@ -30,6 +30,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fault.h"
 
 /* Kinds of what the queue counts per hole. */
 enum {
@@ -73,7 +74,8 @@ static bool ixt_cmdsn_setup(struct ixt_sess *sess)
 
 	if (sess->cmdsn_slots)
 		return true;
-	sess->cmdsn_slots = kcalloc(n, sizeof(*sess->cmdsn_slots),
+	sess->cmdsn_slots = ixt_fault(IXT_FAULT_CMDSN_SLOTS) ? NULL :
+			    kcalloc(n, sizeof(*sess->cmdsn_slots),
 				    GFP_KERNEL);
 	if (!sess->cmdsn_slots)
 		return false;
@@ -105,7 +107,8 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	struct ixt_cmdsn_held *h;
 	int ret;
 
-	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
+	h = ixt_fault(IXT_FAULT_CMDSN_HELD) ? NULL :
+	    kmalloc(struct_size(h, data, len), GFP_KERNEL);
 	if (!h)
 		return false;
 	h->conn = conn;
@@ -237,7 +240,8 @@ static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
 		h->aborted = true;
 		return true;
 	}
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = ixt_fault(IXT_FAULT_CMDSN_ABORTED) ? NULL :
+	    kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return false;
 	ret = ixt_snq_insert(&sess->cmdsn_q, &h->node, sn, IXT_CMDSN_OTHER,

@@ -26,6 +26,7 @@
 #include <target/target_core_fabric.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /* Pending connections a listener queues before the accept work runs. */
 #define IXT_LISTEN_BACKLOG	256
@@ -173,7 +174,8 @@ static void ixt_portal_accept_work(struct work_struct *work)
 	int ret;
 
 	for (;;) {
-		ret = kernel_accept(portal->sock, &newsock, O_NONBLOCK);
+		ret = ixt_fault(IXT_FAULT_ACCEPT) ? -ENOMEM :
+		      kernel_accept(portal->sock, &newsock, O_NONBLOCK);
 		if (ret) {
 			if (ret != -EAGAIN)
 				pr_warn_ratelimited("accept on %pISpc failed: %d\n",
@@ -192,7 +194,8 @@ static int ixt_portal_listen(struct ixt_portal *portal)
 	struct sock *sk;
 	int ret;
 
-	ret = sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
+	ret = ixt_fault(IXT_FAULT_PORTAL_SOCK) ? -ENOMEM :
+	      sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
 			       IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
@@ -362,7 +365,8 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr,
 	if (portal)
 		return portal;
 
-	portal = kzalloc(sizeof(*portal), GFP_KERNEL);
+	portal = ixt_fault(IXT_FAULT_PORTAL) ? NULL :
+		 kzalloc(sizeof(*portal), GFP_KERNEL);
 	if (!portal)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&portal->ref);
@@ -412,7 +416,8 @@ static int ixt_portal_link_add(struct ixt_np *np, struct ixt_tpg *tpg,
 	struct ixt_portal *portal;
 
 	lockdep_assert_held(&ixt_portal_mutex);
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	link = ixt_fault(IXT_FAULT_PORTAL_LINK) ? NULL :
+	       kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
 	link->np = np;
@@ -600,7 +605,8 @@ static bool ixt_tpg_get(struct ixt_tpg *tpg)
 	lockdep_assert_held(&ixt_portal_mutex);
 	use = ixt_tpg_use_find(tpg);
 	if (!use) {
-		use = kzalloc(sizeof(*use), GFP_KERNEL);
+		use = ixt_fault(IXT_FAULT_TPG_USE) ? NULL :
+		      kzalloc(sizeof(*use), GFP_KERNEL);
 		if (!use)
 			return false;
 		use->tpg = tpg;
