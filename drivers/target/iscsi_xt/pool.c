@@ -338,7 +338,7 @@ static void ixt_pool_free_lines(void)
 {
 	u32 i;
 
-	for (i = 0; i < ixt_pool.nr; i++)
+	for (i = 0; ixt_pool.pages && i < ixt_pool.nr; i++)
 		if (ixt_pool.pages[i])
 			__free_pages(ixt_pool.pages[i], ixt_pool.shift -
 				     PAGE_SHIFT);
