@@ -97,7 +97,10 @@ static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_drop(conn, pdu->cmd);
 }
 
-/* Holds a copy of an early request; false if it cannot be held. */
+/*
+ * Holds a copy of an early request; false if it cannot be held: a
+ * duplicate, or no memory, which closes the connection.
+ */
 static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 			   u32 sn)
 {
@@ -109,8 +112,11 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 
 	h = ixt_fault(IXT_FAULT_CMDSN_HELD) ? NULL :
 	    kmalloc(struct_size(h, data, len), GFP_KERNEL);
-	if (!h)
+	if (!h) {
+		/* Its CmdSN would stay a hole for good: ERL0 ends here. */
+		ixt_conn_close(conn);
 		return false;
+	}
 	h->conn = conn;
 	h->aborted = false;
 	h->pdu = *pdu;
@@ -242,8 +248,11 @@ static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
 	}
 	h = ixt_fault(IXT_FAULT_CMDSN_ABORTED) ? NULL :
 	    kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	if (!h) {
+		/* Its CmdSN could stay a hole for good: ERL0 ends here. */
+		ixt_conn_close(conn);
 		return false;
+	}
 	ret = ixt_snq_insert(&sess->cmdsn_q, &h->node, sn, IXT_CMDSN_OTHER,
 			     &batch);
 	if (ret < 0) {
