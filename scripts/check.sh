@@ -50,10 +50,15 @@ step unit make -s -C "$top" unit
 step kselftest make -s -C "$top" kselftest
 step bench-smoke "$top/scripts/bench/smoke.sh"
 # make check-full: the iSER data, fault and bad-input tests again over
-# soft-iWARP.
+# soft-iWARP; alloc_fail.sh failing every allocation of its sequences in
+# turn (the modules built with fault injection for it, then without
+# again, as bench-smoke left them).
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
 		iser_data.sh iser_faults.sh iser_badinput.sh
+	step kselftest-alloc-full bash -c 'make -s -C "$1" modules IXT_FAULT_INJECT=1 &&
+		IXT_ALLOC_FULL=1 "$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
+		make -s -C "$1" modules; exit $rc' - "$top" "$build"
 fi
 
 if [ "$skip" -gt 0 ]; then
