@@ -19,6 +19,10 @@
 #   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
 #                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
 #
+# IXT_FAULT_INJECT=1 builds the modules with allocation fault injection
+# (drivers/target/iscsi_xt/fault.c), as make kselftest does; make, make
+# bench and make demo build without it (make install warns about it).
+#
 # KVER defaults to the kernel the test VM boots (build/kernel/KVER, written
 # by scripts/setup.sh) and, on a machine without it, to the running kernel;
 # KDIR overrides the kernel tree.
@@ -30,6 +34,7 @@ ifeq ($(wildcard $(KDIR)),)
 KDIR	:= /usr/src/linux-headers-$(KVER)
 endif
 DESTDIR	?=
+IXT_FAULT_INJECT ?=
 
 KO	:= drivers/target/iscsi_xt/iscsi_xt.ko
 SOURCES	= $(filter-out %.mod.c,$(wildcard drivers/target/iscsi_xt/*.[ch] include/iscsi_xt/*.h))
@@ -37,7 +42,7 @@ SOURCES	= $(filter-out %.mod.c,$(wildcard drivers/target/iscsi_xt/*.[ch] include
 all: modules
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) IXT_FAULT_INJECT=$(IXT_FAULT_INJECT) modules
 
 # Kbuild's clean deletes every *.ko* below M=, and build/ holds the VM's
 # kernel modules: clean the module's own directory only.
@@ -58,6 +63,8 @@ SIGN_KEY := $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.
 # debug information, as distributions install modules.
 install:
 	@test -f $(KO) || { echo "$(KO) is not built: run make first" >&2; exit 1; }
+	@test -z "$$(modinfo -F ixt_fault_inject $(KO))" || echo "warning: $(KO) is \
+		built with IXT_FAULT_INJECT=1 (make kselftest): make rebuilds it without" >&2
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra INSTALL_MOD_STRIP=1 \
 		$(if $(SIGN_KEY),,CONFIG_MODULE_SIG_ALL=) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
@@ -99,7 +106,10 @@ fuzz:
 fuzz-smoke:
 	$(MAKE) -C tools/testing/iscsi_xt/fuzz run FUZZ_TIME=$(FUZZ_SMOKE_TIME)
 
-kselftest: modules
+# The kselftests need the modules built with fault injection
+# (alloc_fail.sh skips without it).
+kselftest:
+	$(MAKE) modules IXT_FAULT_INJECT=1
 	scripts/kselftest.sh $(BUILD)
 
 check:

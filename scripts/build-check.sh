@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Rebuild the module from clean with W=1 and sparse on every file (C=2);
-# fail on any compiler, sparse or modpost message.
+# Rebuild the module from clean with W=1 and sparse on every file (C=2),
+# without and with allocation fault injection (IXT_FAULT_INJECT=1, as make
+# kselftest builds it); fail on any compiler, sparse or modpost message.
 #
 #   scripts/build-check.sh KDIR BUILD_DIR
 
@@ -13,16 +14,19 @@ kdir=$1
 log=$2/build-check.log
 
 mkdir -p "$2"
-make -s -C "$top" KDIR="$kdir" clean-module >/dev/null
-if ! make -C "$kdir" M="$top" W=1 C=2 modules >"$log" 2>&1; then
-	cat "$log"
-	echo "build-check: the build failed"
-	exit 1
-fi
-msgs=$(grep -E '(warning|error|note):|WARNING:' "$log")
-if [ -n "$msgs" ]; then
-	echo "$msgs"
-	echo "build-check: W=1/sparse/modpost messages above"
-	exit 1
-fi
-echo "build-check: W=1 and sparse clean"
+for fault in "" 1; do
+	make -s -C "$top" KDIR="$kdir" clean-module >/dev/null
+	if ! make -C "$kdir" M="$top" W=1 C=2 IXT_FAULT_INJECT=$fault \
+		modules >"$log" 2>&1; then
+		cat "$log"
+		echo "build-check: the build failed (IXT_FAULT_INJECT=$fault)"
+		exit 1
+	fi
+	msgs=$(grep -E '(warning|error|note):|WARNING:' "$log")
+	if [ -n "$msgs" ]; then
+		echo "$msgs"
+		echo "build-check: W=1/sparse/modpost messages above (IXT_FAULT_INJECT=$fault)"
+		exit 1
+	fi
+done
+echo "build-check: W=1 and sparse clean, with and without IXT_FAULT_INJECT"

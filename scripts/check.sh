@@ -52,8 +52,11 @@ step fuzz-smoke make -s -C "$top" fuzz-smoke
 # runs them in a boot of their own.
 full_only="tcp_netem.sh tcp_login_storm.sh backend_errors.sh"
 step kselftest env IXT_KSFT_SKIP="$full_only" make -s -C "$top" kselftest
-# make check-full: the benchmark harness, those tests, then the iSER
-# data, fault and bad-input tests again over soft-iWARP.
+# make check-full: the benchmark harness (which builds the modules
+# without fault injection), those tests, the iSER data, fault and
+# bad-input tests again over soft-iWARP, and alloc_fail.sh failing every
+# allocation of its sequences in turn (the modules built with fault
+# injection for it, then without again).
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step bench-smoke "$top/scripts/bench/smoke.sh"
 	# shellcheck disable=SC2086 # one argument per test
@@ -61,6 +64,10 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 		"$top/scripts/kselftest.sh" "$build" $full_only
 	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
 		iser_data.sh iser_faults.sh iser_badinput.sh
+	step kselftest-alloc-full bash -c 'make -s -C "$1" modules IXT_FAULT_INJECT=1 &&
+		IXT_ALLOC_FULL=1 IXT_KSFT_NAME=kselftest-alloc \
+		"$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
+		make -s -C "$1" modules; exit $rc' - "$top" "$build"
 fi
 
 if [ "$skip" -gt 0 ]; then

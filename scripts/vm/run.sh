@@ -17,7 +17,9 @@
 # writes there appears in build/vm/NAME/ on the host, next to the job's
 # output (output.log), the guest's kernel log (dmesg.log) and the serial
 # console log (console.log). The exit status is the script's. IXT_RDMA
-# (rxe, the default, or siw) picks the guest's RDMA device on veth0.
+# (rxe, the default, or siw) picks the guest's RDMA device on veth0;
+# IXT_ALLOC_FULL=1 makes alloc_fail.sh fail every allocation in turn,
+# IXT_ALLOC_OWNED=1 count the objects left after each of its runs (slow).
 
 set -euo pipefail
 
@@ -56,6 +58,8 @@ mkdir -p "$out"
 	echo "export IXT_TOP=$(printf %q "$top") IXT_OUT=$(printf %q "$out")"
 	echo "export IXT_BUILD=$(printf %q "$build") IXT_KVER=$(printf %q "$kver")"
 	echo "export IXT_RDMA=$(printf %q "${IXT_RDMA:-rxe}")"
+	echo "export IXT_ALLOC_FULL=$(printf %q "${IXT_ALLOC_FULL:-}")" \
+		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"

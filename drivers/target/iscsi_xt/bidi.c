@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "cmd.h"
+#include "fault.h"
 #include "pool.h"
 
 /**
@@ -42,7 +43,8 @@ int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len)
 	struct ixt_cmd_bidi *b;
 	int ret;
 
-	b = kvzalloc(struct_size(b, lines, nr_lines) +
+	b = ixt_fault(IXT_FAULT_BIDI) ? NULL :
+	    kvzalloc(struct_size(b, lines, nr_lines) +
 		     nr_lines * sizeof(*b->bvec) + nents * sizeof(*b->sgl),
 		     GFP_KERNEL);
 	if (!b)

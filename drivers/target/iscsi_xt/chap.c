@@ -28,6 +28,8 @@
 
 #include <iscsi_xt/chap.h>
 
+#include "fault.h"
+
 /* Prefixes of the binary-value encodings (RFC 7143 section 6.1). */
 #define IXT_CHAP_PREFIX_LEN	2
 /* Bits one base64 character carries, and most '=' that may end a value. */
@@ -249,7 +251,8 @@ static int ixt_chap_try_alg(struct ixt_chap *chap, unsigned int alg,
 	    !(allowed & BIT(alg)))
 		return -ENOENT;
 	hash = &ixt_chap_hashes[alg];
-	tfm = crypto_alloc_shash(hash->name, 0, 0);
+	tfm = ixt_fault(IXT_FAULT_CHAP_TFM) ? ERR_PTR(-ENOMEM) :
+	      crypto_alloc_shash(hash->name, 0, 0);
 	if (IS_ERR(tfm))
 		/* Only a lack of memory is not "unavailable, try the next". */
 		return PTR_ERR(tfm) == -ENOMEM ? -ENOMEM : -ENOENT;
@@ -478,7 +481,8 @@ static int ixt_chap_mutual(struct ixt_chap *chap,
 	if (ixt_chap_parse_number(in->i, strlen(in->i), U8_MAX, &id))
 		return ixt_chap_fail(why, IXT_CHAP_ERR_MUTUAL_ID, -EINVAL);
 
-	c = kmalloc(IXT_CHAP_BINARY_MAX, GFP_KERNEL);
+	c = ixt_fault(IXT_FAULT_CHAP_MUTUAL) ? NULL :
+	    kmalloc(IXT_CHAP_BINARY_MAX, GFP_KERNEL);
 	if (!c)
 		return ixt_chap_fail(why, IXT_CHAP_ERR_INTERNAL, -ENOMEM);
 	if (ixt_chap_decode_binary(in->c, c, IXT_CHAP_BINARY_MAX, &len))

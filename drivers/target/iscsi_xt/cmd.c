@@ -23,6 +23,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fault.h"
 #include "pool.h"
 
 /* How long an aborted write waits for the target core to mark it. */
@@ -121,7 +122,7 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 			   sizeof(struct bio_vec)) +
 	       sg_nents * sizeof(struct scatterlist) +
 	       nr_entries * sizeof(u32);
-	p = kvzalloc(size, GFP_KERNEL);
+	p = ixt_fault(IXT_FAULT_CMD_BUF) ? NULL : kvzalloc(size, GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
 	cmd->big = p;
@@ -282,7 +283,8 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 	if (conn->ops->cmd_alloc)
 		cmd = conn->ops->cmd_alloc(conn);
 	else
-		cmd = kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
+		cmd = ixt_fault(IXT_FAULT_CMD) ? NULL :
+		      kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return NULL;
 	atomic_inc(&conn->nr_cmds);
@@ -401,7 +403,8 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return -ENOMEM;
 	if (ahs.ecdb) {
 		/* A CDB longer than 16 bytes: the rest came in an AHS. */
-		cmd->cdb = kmalloc(ISCSI_CDB_SIZE + ahs.ecdb_len, GFP_KERNEL);
+		cmd->cdb = ixt_fault(IXT_FAULT_CMD_ECDB) ? NULL :
+			   kmalloc(ISCSI_CDB_SIZE + ahs.ecdb_len, GFP_KERNEL);
 		if (!cmd->cdb) {
 			ixt_cmd_put(cmd);
 			return -ENOMEM;
@@ -928,7 +931,8 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
  */
 int ixt_cmd_module_init(void)
 {
-	ixt_cmd_cache = KMEM_CACHE(ixt_cmd, 0);
+	ixt_cmd_cache = ixt_fault(IXT_FAULT_CMD_CACHE) ? NULL :
+			KMEM_CACHE(ixt_cmd, 0);
 	return ixt_cmd_cache ? 0 : -ENOMEM;
 }
 

@@ -30,6 +30,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fault.h"
 
 /* Kinds of what the queue counts per hole. */
 enum {
@@ -73,7 +74,8 @@ static bool ixt_cmdsn_setup(struct ixt_sess *sess)
 
 	if (sess->cmdsn_slots)
 		return true;
-	sess->cmdsn_slots = kcalloc(n, sizeof(*sess->cmdsn_slots),
+	sess->cmdsn_slots = ixt_fault(IXT_FAULT_CMDSN_SLOTS) ? NULL :
+			    kcalloc(n, sizeof(*sess->cmdsn_slots),
 				    GFP_KERNEL);
 	if (!sess->cmdsn_slots)
 		return false;
@@ -95,7 +97,10 @@ static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_drop(conn, pdu->cmd);
 }
 
-/* Holds a copy of an early request; false if it cannot be held. */
+/*
+ * Holds a copy of an early request; false if it cannot be held: a
+ * duplicate, or no memory, which closes the connection.
+ */
 static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 			   u32 sn)
 {
@@ -105,9 +110,13 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	struct ixt_cmdsn_held *h;
 	int ret;
 
-	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
-	if (!h)
+	h = ixt_fault(IXT_FAULT_CMDSN_HELD) ? NULL :
+	    kmalloc(struct_size(h, data, len), GFP_KERNEL);
+	if (!h) {
+		/* Its CmdSN would stay a hole for good: ERL0 ends here. */
+		ixt_conn_close(conn);
 		return false;
+	}
 	h->conn = conn;
 	h->aborted = false;
 	h->pdu = *pdu;
@@ -237,9 +246,13 @@ static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
 		h->aborted = true;
 		return true;
 	}
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	h = ixt_fault(IXT_FAULT_CMDSN_ABORTED) ? NULL :
+	    kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h) {
+		/* Its CmdSN could stay a hole for good: ERL0 ends here. */
+		ixt_conn_close(conn);
 		return false;
+	}
 	ret = ixt_snq_insert(&sess->cmdsn_q, &h->node, sn, IXT_CMDSN_OTHER,
 			     &batch);
 	if (ret < 0) {

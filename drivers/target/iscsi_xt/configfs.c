@@ -28,6 +28,7 @@
 
 #include "iscsi_xt.h"
 #include "conn.h"
+#include "fault.h"
 
 /* Largest command window of an ACL, as in LIO. */
 #define IXT_CMDSN_DEPTH_MAX	512
@@ -399,7 +400,8 @@ struct se_wwn *ixt_make_tiqn(struct target_fabric_configfs *tf,
 	if (ret)
 		return ERR_PTR(ret);
 
-	tiqn = kzalloc(sizeof(*tiqn), GFP_KERNEL);
+	tiqn = ixt_fault(IXT_FAULT_TIQN) ? NULL :
+	       kzalloc(sizeof(*tiqn), GFP_KERNEL);
 	if (!tiqn)
 		return ERR_PTR(-ENOMEM);
 	ret = ixt_stats_init(tiqn);
@@ -868,7 +870,8 @@ struct se_portal_group *ixt_make_tpg(struct se_wwn *wwn, const char *name)
 	if (ret)
 		return ERR_PTR(ret);
 
-	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
+	tpg = ixt_fault(IXT_FAULT_TPG) ? NULL :
+	      kzalloc(sizeof(*tpg), GFP_KERNEL);
 	if (!tpg)
 		return ERR_PTR(-ENOMEM);
 	tpg->tiqn = to_ixt_tiqn(wwn);
@@ -1072,7 +1075,7 @@ struct se_tpg_np *ixt_make_np(struct se_portal_group *se_tpg,
 		return ERR_PTR(-EINVAL);
 	}
 
-	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	np = ixt_fault(IXT_FAULT_NP) ? NULL : kzalloc(sizeof(*np), GFP_KERNEL);
 	if (!np)
 		return ERR_PTR(-ENOMEM);
 	np->tpg = tpg;

@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fault.h"
 
 /* Seconds a login may take before its TPG is known, LIO's default. */
 #define IXT_LOGIN_TIMEOUT_DEFAULT	15
@@ -51,11 +52,12 @@ struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp)
 {
 	struct ixt_tx_pdu *pdu;
 
-	pdu = kzalloc(sizeof(*pdu), gfp);
+	pdu = ixt_fault(IXT_FAULT_TX_PDU) ? NULL : kzalloc(sizeof(*pdu), gfp);
 	if (!pdu)
 		return NULL;
 	if (dlength) {
-		pdu->data = kvzalloc(dlength, gfp);
+		pdu->data = ixt_fault(IXT_FAULT_TX_PDU_DATA) ? NULL :
+			    kvzalloc(dlength, gfp);
 		if (!pdu->data) {
 			kfree(pdu);
 			return NULL;
@@ -646,7 +648,8 @@ static bool ixt_conns_empty(void)
  */
 int ixt_conn_module_init(void)
 {
-	ixt_wq = alloc_workqueue("iscsi_xt", WQ_MEM_RECLAIM | WQ_SYSFS, 0);
+	ixt_wq = ixt_fault(IXT_FAULT_WQ) ? NULL :
+		 alloc_workqueue("iscsi_xt", WQ_MEM_RECLAIM | WQ_SYSFS, 0);
 	return ixt_wq ? 0 : -ENOMEM;
 }
 

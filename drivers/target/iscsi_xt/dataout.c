@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fault.h"
 
 /* Slots beyond the command window, for immediate commands. */
 #define IXT_DATAOUT_SLOTS_EXTRA	16
@@ -44,8 +45,10 @@ int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd)
 	if (!conn->slots) {
 		u32 n = conn->sess->cmdsn_depth + IXT_DATAOUT_SLOTS_EXTRA;
 
-		conn->slots = kvcalloc(n, sizeof(*conn->slots), GFP_KERNEL);
-		conn->slot_map = bitmap_zalloc(n, GFP_KERNEL);
+		conn->slots = ixt_fault(IXT_FAULT_DATAOUT_SLOTS) ? NULL :
+			      kvcalloc(n, sizeof(*conn->slots), GFP_KERNEL);
+		conn->slot_map = ixt_fault(IXT_FAULT_DATAOUT_SLOT_MAP) ? NULL :
+				 bitmap_zalloc(n, GFP_KERNEL);
 		if (!conn->slots || !conn->slot_map) {
 			ixt_dataout_slots_free(conn);
 			return -ENOMEM;

@@ -13,6 +13,7 @@
 #include <target/target_core_fabric.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /* Most (target, portal) pairs a SendTargets answer lists. */
 #define IXT_ST_MAX_ENTRIES	1024
@@ -167,7 +168,8 @@ static int ixt_send_targets(struct ixt_conn *conn, const char *value,
 		ctx.filter = value;
 	}
 
-	ctx.entries = kvcalloc(IXT_ST_MAX_ENTRIES, sizeof(*ctx.entries),
+	ctx.entries = ixt_fault(IXT_FAULT_ST_ENTRIES) ? NULL :
+		      kvcalloc(IXT_ST_MAX_ENTRIES, sizeof(*ctx.entries),
 			       GFP_KERNEL);
 	if (!ctx.entries)
 		return -ENOMEM;

@@ -18,6 +18,7 @@
 
 #include <rdma/ib_cm.h>
 
+#include "fault.h"
 #include "iser.h"
 
 /* PDUs the receive work hands over before it yields. */
@@ -62,12 +63,14 @@ static struct ixt_iser_rx *ixt_iser_rx_alloc(struct ixt_iser_conn *ic)
 	struct ixt_iser_rx *rx;
 	u32 i;
 
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	rx = ixt_fault(IXT_FAULT_ISER_RX) ? NULL :
+	     kzalloc(sizeof(*rx), GFP_KERNEL);
 	if (!rx)
 		return NULL;
 	rx->ic = ic;
 	rx->cqe.done = ixt_iser_rx_done;
-	rx->hdr = kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
+	rx->hdr = ixt_fault(IXT_FAULT_ISER_RX_HDR) ? NULL :
+		  kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
 	if (!rx->hdr)
 		goto out_free;
 	rx->sge[0].addr = ib_dma_map_single(ibdev, rx->hdr, IXT_ISER_HDRS_LEN,
@@ -78,7 +81,8 @@ static struct ixt_iser_rx *ixt_iser_rx_alloc(struct ixt_iser_conn *ic)
 	}
 	rx->sge[0].length = IXT_ISER_HDRS_LEN;
 	for (i = 0; i < IXT_ISER_RX_PAGES; i++) {
-		rx->pages[i] = alloc_page(GFP_KERNEL);
+		rx->pages[i] = ixt_fault(IXT_FAULT_ISER_RX_PAGE) ? NULL :
+			       alloc_page(GFP_KERNEL);
 		if (!rx->pages[i])
 			goto out_free;
 		rx->sge[1 + i].addr = ib_dma_map_page(ibdev, rx->pages[i], 0,
@@ -158,7 +162,8 @@ static int ixt_iser_rx_copy(struct ixt_iser_rx *rx, u32 off, u32 len,
 /* Copies a data segment into a buffer of its own, for the core. */
 static void *ixt_iser_rx_linear(struct ixt_iser_rx *rx, u32 off, u32 len)
 {
-	u8 *buf = kvmalloc(len, GFP_KERNEL);
+	u8 *buf = ixt_fault(IXT_FAULT_ISER_BUF) ? NULL :
+		  kvmalloc(len, GFP_KERNEL);
 	u32 n, done = 0;
 
 	if (!buf)
@@ -484,8 +489,8 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 
 static struct ixt_cmd *ixt_iser_cmd_alloc(struct ixt_conn *conn)
 {
-	struct ixt_iser_cmd *icmd = kmem_cache_zalloc(ixt_iser_cmd_cache,
-						      GFP_KERNEL);
+	struct ixt_iser_cmd *icmd = ixt_fault(IXT_FAULT_ISER_CMD) ? NULL :
+		kmem_cache_zalloc(ixt_iser_cmd_cache, GFP_KERNEL);
 
 	if (!icmd)
 		return NULL;
@@ -635,7 +640,8 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 	struct ib_qp_init_attr attr = { };
 	int ret;
 
-	ic->cq = ib_alloc_cq(ibdev, ic, ic->send_depth + ic->rx_max + 4,
+	ic->cq = ixt_fault(IXT_FAULT_ISER_CQ) ? ERR_PTR(-ENOMEM) :
+		 ib_alloc_cq(ibdev, ic, ic->send_depth + ic->rx_max + 4,
 			     atomic_inc_return(&ixt_iser_comp_vector) %
 			     ibdev->num_comp_vectors, IB_POLL_WORKQUEUE);
 	if (IS_ERR(ic->cq)) {
@@ -654,7 +660,8 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 	attr.cap.max_recv_sge = 1 + IXT_ISER_RX_PAGES;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	ret = rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
+	ret = ixt_fault(IXT_FAULT_ISER_QP) ? -ENOMEM :
+	      rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
 	if (ret)
 		return ret;
 	ic->qp = ic->cm_id->qp;
@@ -734,7 +741,8 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		return -EPROTO;
 	}
 
-	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
+	ic = ixt_fault(IXT_FAULT_ISER_CONN) ? NULL :
+	     kzalloc(sizeof(*ic), GFP_KERNEL);
 	if (!ic) {
 		ret = -ENOMEM;
 		goto out_reject;
@@ -760,7 +768,8 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		goto out_free;
 	}
 	ixt_iser_limits(ic);
-	ic->rx = kvcalloc(ic->rx_max, sizeof(*ic->rx), GFP_KERNEL);
+	ic->rx = ixt_fault(IXT_FAULT_ISER_RX_RING) ? NULL :
+		 kvcalloc(ic->rx_max, sizeof(*ic->rx), GFP_KERNEL);
 	ret = ic->rx ? ixt_iser_tx_init(ic) : -ENOMEM;
 	if (ret)
 		goto out_destroy;

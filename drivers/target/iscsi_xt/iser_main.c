@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "fault.h"
 #include "iser.h"
 
 /* Connection requests the RDMA CM queues for a listener. */
@@ -143,12 +144,14 @@ struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev)
 			goto out_unlock;
 		}
 	}
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = ixt_fault(IXT_FAULT_ISER_DEV) ? NULL :
+	      kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev) {
 		dev = ERR_PTR(-ENOMEM);
 		goto out_unlock;
 	}
-	dev->pd = ib_alloc_pd(ibdev, 0);
+	dev->pd = ixt_fault(IXT_FAULT_ISER_PD) ? ERR_PTR(-ENOMEM) :
+		  ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(dev->pd)) {
 		struct ib_pd *pd = dev->pd;
 
@@ -243,7 +246,8 @@ static struct rdma_cm_id *ixt_iser_listen_id(struct ixt_iser_listener *l)
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, ixt_iser_cm_handler, &l->ctx,
+	id = ixt_fault(IXT_FAULT_ISER_LISTEN_ID) ? ERR_PTR(-ENOMEM) :
+	     rdma_create_id(&init_net, ixt_iser_cm_handler, &l->ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
@@ -277,7 +281,8 @@ static int ixt_iser_listen(struct ixt_portal *portal, void **priv)
 	struct ixt_iser_listener *l;
 	struct rdma_cm_id *id;
 
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = ixt_fault(IXT_FAULT_ISER_LISTENER) ? NULL :
+	    kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
 	l->ctx = IXT_ISER_CTX_LISTENER;
@@ -378,7 +383,8 @@ static int __init ixt_iser_init(void)
 {
 	int ret;
 
-	ixt_iser_cmd_cache = KMEM_CACHE(ixt_iser_cmd, 0);
+	ixt_iser_cmd_cache = ixt_fault(IXT_FAULT_ISER_CMD_CACHE) ? NULL :
+			     KMEM_CACHE(ixt_iser_cmd, 0);
 	if (!ixt_iser_cmd_cache)
 		return -ENOMEM;
 	ixt_iser_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);

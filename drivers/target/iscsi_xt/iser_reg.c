@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <rdma/mr_pool.h>
 
+#include "fault.h"
 #include "iser.h"
 
 /* MRs of a connection at most: 64 MiB of RDMA READs in flight. */
@@ -93,7 +94,8 @@ int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 	ic->post_min = 1;
 	if (!ic->reg_pages)
 		return 0;
-	reg = kzalloc(struct_size(reg, sg, ic->reg_pages), GFP_KERNEL);
+	reg = ixt_fault(IXT_FAULT_ISER_REG) ? NULL :
+	      kzalloc(struct_size(reg, sg, ic->reg_pages), GFP_KERNEL);
 	if (!reg)
 		return -ENOMEM;
 	ic->reg = reg;
@@ -110,10 +112,12 @@ int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 	if (dbg)
 		nr = min(nr, dbg);
 	nr = max(nr, 1U);
-	reg->batches = kcalloc(nr, sizeof(*reg->batches), GFP_KERNEL);
+	reg->batches = ixt_fault(IXT_FAULT_ISER_REG_BATCHES) ? NULL :
+		       kcalloc(nr, sizeof(*reg->batches), GFP_KERNEL);
 	if (!reg->batches)
 		return -ENOMEM;
-	ret = ib_mr_pool_init(ic->qp, &reg->free, nr, IB_MR_TYPE_MEM_REG,
+	ret = ixt_fault(IXT_FAULT_ISER_MR_POOL) ? -ENOMEM :
+	      ib_mr_pool_init(ic->qp, &reg->free, nr, IB_MR_TYPE_MEM_REG,
 			      ic->reg_pages, 0);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: cannot allocate %u MRs of %u pages on %s: %d\n",

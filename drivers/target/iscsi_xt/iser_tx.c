@@ -33,6 +33,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "fault.h"
 #include "iser.h"
 
 /**
@@ -48,7 +49,8 @@ int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces)
 	if (nr_pieces <= IXT_ISER_XFER_INLINE) {
 		x->pieces = x->inl;
 	} else {
-		x->pieces = kcalloc(nr_pieces, sizeof(*x->pieces), GFP_KERNEL);
+		x->pieces = ixt_fault(IXT_FAULT_ISER_XFER_PIECES) ? NULL :
+			    kcalloc(nr_pieces, sizeof(*x->pieces), GFP_KERNEL);
 		if (!x->pieces)
 			return -ENOMEM;
 	}
@@ -657,25 +659,30 @@ int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 	ic->credit_cqe.done = ixt_iser_credit_done;
 	ic->rd_cqe.done = ixt_iser_rd_done;
 	ic->unsig_cqe.done = ixt_iser_unsig_done;
-	ic->sq_credits = kcalloc(ic->send_depth, sizeof(*ic->sq_credits),
+	ic->sq_credits = ixt_fault(IXT_FAULT_ISER_SQ_CREDITS) ? NULL :
+			 kcalloc(ic->send_depth, sizeof(*ic->sq_credits),
 				 GFP_KERNEL);
 	if (!ic->sq_credits)
 		return -ENOMEM;
 	nr_sge = max(IXT_ISER_POST_BATCH * ic->max_sge_wr,
 		     IXT_ISER_REG_BATCH * ic->reg_pages);
-	ic->rd_sge = kvcalloc(nr_sge, sizeof(*ic->rd_sge), GFP_KERNEL);
-	ic->ib_sge = kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
+	ic->rd_sge = ixt_fault(IXT_FAULT_ISER_RD_SGE) ? NULL :
+		     kvcalloc(nr_sge, sizeof(*ic->rd_sge), GFP_KERNEL);
+	ic->ib_sge = ixt_fault(IXT_FAULT_ISER_IB_SGE) ? NULL :
+		     kcalloc(IXT_ISER_POST_BATCH * ic->max_sge_wr,
 			     sizeof(*ic->ib_sge), GFP_KERNEL);
 	if (!ic->rd_sge || !ic->ib_sge)
 		return -ENOMEM;
 	for (i = 0; i < IXT_ISER_NR_TX; i++) {
-		tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+		tx = ixt_fault(IXT_FAULT_ISER_TX) ? NULL :
+		     kzalloc(sizeof(*tx), GFP_KERNEL);
 		if (!tx)
 			return -ENOMEM;
 		ic->tx[i] = tx;
 		tx->ic = ic;
 		tx->cqe.done = ixt_iser_send_done;
-		tx->hdr = kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
+		tx->hdr = ixt_fault(IXT_FAULT_ISER_TX_HDR) ? NULL :
+			  kzalloc(IXT_ISER_HDRS_LEN, GFP_KERNEL);
 		if (!tx->hdr)
 			return -ENOMEM;
 		tx->sge[0].addr = ib_dma_map_single(ibdev, tx->hdr,

@@ -15,6 +15,7 @@
 #include <iscsi_xt/params.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /* Login status: class in the high byte, detail in the low one. */
 #define IXT_LS(class, detail)	(((class) << 8) | (detail))
@@ -81,10 +82,12 @@ int ixt_login_init(struct ixt_conn *conn)
 {
 	struct ixt_login *login;
 
-	login = kzalloc(sizeof(*login), GFP_KERNEL);
+	login = ixt_fault(IXT_FAULT_LOGIN) ? NULL :
+		kzalloc(sizeof(*login), GFP_KERNEL);
 	if (!login)
 		return -ENOMEM;
-	login->neg = kzalloc(sizeof(*login->neg), GFP_KERNEL);
+	login->neg = ixt_fault(IXT_FAULT_LOGIN_NEG) ? NULL :
+		     kzalloc(sizeof(*login->neg), GFP_KERNEL);
 	if (!login->neg)
 		goto err_free;
 	if (ixt_rsp_alloc(&login->rsp, IXT_NEG_RSP_LEN))

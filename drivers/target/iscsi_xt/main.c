@@ -12,6 +12,7 @@
 
 #include "iscsi_xt.h"
 #include "conn.h"
+#include "fault.h"
 #include "pool.h"
 
 /*
@@ -141,8 +142,12 @@ static int __init ixt_init(void)
 {
 	int ret;
 
+	ret = ixt_fault_init();
+	if (ret)
+		return ret;
 	ixt_configfs_init();
 	ixt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ixt_fault_debugfs_init();
 	ixt_sess_debugfs_init();
 	ret = ixt_pool_init();
 	if (ret)

@@ -35,6 +35,7 @@
 #include <linux/spinlock.h>
 
 #include "iscsi_xt.h"
+#include "fault.h"
 #include "pool.h"
 
 /* Lines one CPU keeps for itself. */
@@ -155,6 +156,8 @@ int ixt_pool_get(struct ixt_dpt_line *lines, u32 n)
 
 	if (n > ixt_pool_max_lines())
 		return -E2BIG;
+	if (ixt_fault(IXT_FAULT_POOL_GET))
+		return -EAGAIN;
 	local_irq_save(flags);
 	c = this_cpu_ptr(ixt_pool.cache);
 	spin_lock(&c->lock);
@@ -335,7 +338,7 @@ static void ixt_pool_free_lines(void)
 {
 	u32 i;
 
-	for (i = 0; i < ixt_pool.nr; i++)
+	for (i = 0; ixt_pool.pages && i < ixt_pool.nr; i++)
 		if (ixt_pool.pages[i])
 			__free_pages(ixt_pool.pages[i], ixt_pool.shift -
 				     PAGE_SHIFT);
@@ -383,18 +386,23 @@ int ixt_pool_init(void)
 		return ret;
 	order = ixt_pool.shift - PAGE_SHIFT;
 	spin_lock_init(&ixt_pool.lock);
-	ixt_pool.pages = kvcalloc(ixt_pool.nr, sizeof(*ixt_pool.pages),
+	ixt_pool.pages = ixt_fault(IXT_FAULT_POOL_ARRAYS) ? NULL :
+			 kvcalloc(ixt_pool.nr, sizeof(*ixt_pool.pages),
 				  GFP_KERNEL);
-	ixt_pool.free = kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
-	ixt_pool.busy = kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
-	ixt_pool.cache = alloc_percpu(struct ixt_pool_cache);
+	ixt_pool.free = ixt_fault(IXT_FAULT_POOL_ARRAYS) ? NULL :
+			kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
+	ixt_pool.busy = ixt_fault(IXT_FAULT_POOL_ARRAYS) ? NULL :
+			kvcalloc(ixt_pool.nr, sizeof(u32), GFP_KERNEL);
+	ixt_pool.cache = ixt_fault(IXT_FAULT_POOL_CACHE) ? NULL :
+			 alloc_percpu(struct ixt_pool_cache);
 	if (!ixt_pool.pages || !ixt_pool.free || !ixt_pool.busy ||
 	    !ixt_pool.cache)
 		goto out_nomem;
 	for_each_possible_cpu(cpu)
 		spin_lock_init(&per_cpu_ptr(ixt_pool.cache, cpu)->lock);
 	for (i = 0; i < ixt_pool.nr; i++) {
-		ixt_pool.pages[i] = alloc_pages(GFP_KERNEL | __GFP_COMP |
+		ixt_pool.pages[i] = ixt_fault(IXT_FAULT_POOL_PAGES) ? NULL :
+				    alloc_pages(GFP_KERNEL | __GFP_COMP |
 						__GFP_NOWARN, order);
 		if (!ixt_pool.pages[i])
 			goto out_nomem;

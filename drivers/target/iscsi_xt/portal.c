@@ -26,6 +26,7 @@
 #include <target/target_core_fabric.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /* Pending connections a listener queues before the accept work runs. */
 #define IXT_LISTEN_BACKLOG	256
@@ -46,7 +47,9 @@
  *	iSER portal of the same address (iWARP connections are TCP
  *	connections, on the port itself): no socket until it is given back.
  * @data_ready: the socket's own sk_data_ready, restored at stop.
- * @accept_work: accepts every pending connection.
+ * @accept_work: accepts every pending connection; again a moment later
+ *	when accepting one failed (for lack of memory, say), which left it
+ *	in the queue with no new connection to call us.
  * @links: &struct ixt_portal_link of the nps using the portal, under
  *	ixt_portal_mutex.
  */
@@ -60,7 +63,7 @@ struct ixt_portal {
 	struct socket *sock;
 	bool lent;
 	void (*data_ready)(struct sock *sk);
-	struct work_struct accept_work;
+	struct delayed_work accept_work;
 	struct list_head links;
 };
 
@@ -161,23 +164,28 @@ static void ixt_portal_listen_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	portal = sk->sk_user_data;
 	if (portal && sk->sk_state == TCP_LISTEN)
-		queue_work(ixt_wq, &portal->accept_work);
+		mod_delayed_work(ixt_wq, &portal->accept_work, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
 static void ixt_portal_accept_work(struct work_struct *work)
 {
 	struct ixt_portal *portal =
-		container_of(work, struct ixt_portal, accept_work);
+		container_of(to_delayed_work(work), struct ixt_portal,
+			     accept_work);
 	struct socket *newsock;
 	int ret;
 
 	for (;;) {
-		ret = kernel_accept(portal->sock, &newsock, O_NONBLOCK);
+		ret = ixt_fault(IXT_FAULT_ACCEPT) ? -ENOMEM :
+		      kernel_accept(portal->sock, &newsock, O_NONBLOCK);
 		if (ret) {
-			if (ret != -EAGAIN)
-				pr_warn_ratelimited("accept on %pISpc failed: %d\n",
-						    &portal->addr, ret);
+			if (ret == -EAGAIN)
+				return;
+			pr_warn_ratelimited("accept on %pISpc failed: %d\n",
+					    &portal->addr, ret);
+			queue_delayed_work(ixt_wq, &portal->accept_work,
+					   HZ / 10);
 			return;
 		}
 		ret = ixt_tcp_conn_create(portal, newsock);
@@ -192,7 +200,8 @@ static int ixt_portal_listen(struct ixt_portal *portal)
 	struct sock *sk;
 	int ret;
 
-	ret = sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
+	ret = ixt_fault(IXT_FAULT_PORTAL_SOCK) ? -ENOMEM :
+	      sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
 			       IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
@@ -263,7 +272,7 @@ static void ixt_portal_stop_tcp(struct ixt_portal *portal)
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = portal->data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&portal->accept_work);
+	cancel_delayed_work_sync(&portal->accept_work);
 	kernel_sock_shutdown(portal->sock, SHUT_RDWR);
 	sock_release(portal->sock);
 	portal->sock = NULL;
@@ -362,13 +371,14 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr,
 	if (portal)
 		return portal;
 
-	portal = kzalloc(sizeof(*portal), GFP_KERNEL);
+	portal = ixt_fault(IXT_FAULT_PORTAL) ? NULL :
+		 kzalloc(sizeof(*portal), GFP_KERNEL);
 	if (!portal)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&portal->ref);
 	portal->addr = *addr;
 	portal->iser = iser;
-	INIT_WORK(&portal->accept_work, ixt_portal_accept_work);
+	INIT_DELAYED_WORK(&portal->accept_work, ixt_portal_accept_work);
 	INIT_LIST_HEAD(&portal->links);
 
 	ret = iser ? ixt_portal_listen_iser(portal) : ixt_portal_listen(portal);
@@ -412,7 +422,8 @@ static int ixt_portal_link_add(struct ixt_np *np, struct ixt_tpg *tpg,
 	struct ixt_portal *portal;
 
 	lockdep_assert_held(&ixt_portal_mutex);
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	link = ixt_fault(IXT_FAULT_PORTAL_LINK) ? NULL :
+	       kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
 	link->np = np;
@@ -600,7 +611,8 @@ static bool ixt_tpg_get(struct ixt_tpg *tpg)
 	lockdep_assert_held(&ixt_portal_mutex);
 	use = ixt_tpg_use_find(tpg);
 	if (!use) {
-		use = kzalloc(sizeof(*use), GFP_KERNEL);
+		use = ixt_fault(IXT_FAULT_TPG_USE) ? NULL :
+		      kzalloc(sizeof(*use), GFP_KERNEL);
 		if (!use)
 			return false;
 		use->tpg = tpg;

@@ -23,6 +23,7 @@
 #include <target/target_core_fabric.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /*
  * Protects ixt_sess_list, ixt_sess_ending, ixt_last_tsih and &struct
@@ -69,7 +70,8 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid)
 {
 	struct ixt_sess *sess;
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = ixt_fault(IXT_FAULT_SESS) ? NULL :
+	       kzalloc(sizeof(*sess), GFP_KERNEL);
 	if (!sess)
 		return NULL;
 	kref_init(&sess->ref);
@@ -177,7 +179,8 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 	struct se_session *se_sess;
 
 	if (!sess->discovery) {
-		se_sess = target_setup_session(&sess->tpg->se_tpg, 0, 0,
+		se_sess = ixt_fault(IXT_FAULT_SE_SESS) ? ERR_PTR(-ENOMEM) :
+			  target_setup_session(&sess->tpg->se_tpg, 0, 0,
 					       TARGET_PROT_NORMAL,
 					       sess->initiator, sess,
 					       ixt_sess_setup_cb);

@@ -14,6 +14,7 @@
 #include <target/target_core_base.h>
 
 #include "iscsi_xt.h"
+#include "fault.h"
 
 /* Fixed values of the iSCSI MIB tables, as LIO shows them. */
 #define IXT_STAT_NODE_INDEX	1
@@ -36,7 +37,8 @@ int ixt_stats_init(struct ixt_tiqn *tiqn)
 {
 	int index;
 
-	index = ida_alloc(&ixt_tiqn_ida, GFP_KERNEL);
+	index = ixt_fault(IXT_FAULT_TIQN_INDEX) ? -ENOMEM :
+		ida_alloc(&ixt_tiqn_ida, GFP_KERNEL);
 	if (index < 0)
 		return index;
 	tiqn->index = index;

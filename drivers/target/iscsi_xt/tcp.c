@@ -17,6 +17,7 @@
 #include <net/tcp.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /* A CRC32C digest on the wire. */
 #define IXT_TCP_DIGEST_LEN	4
@@ -309,7 +310,8 @@ static int ixt_tcp_rcv_hdr_core(struct ixt_tcp_conn *tc)
 			      pdu->nr_bvec, pdu->bvec_off + pdu->dlength);
 		iov_iter_advance(&tc->rcv_msg.msg_iter, pdu->bvec_off);
 	} else {
-		pdu->data = kvmalloc(len, GFP_KERNEL);
+		pdu->data = ixt_fault(IXT_FAULT_TCP_RX_DATA) ? NULL :
+			    kvmalloc(len, GFP_KERNEL);
 		if (!pdu->data)
 			return -ENOMEM;
 		ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_DATA, pdu->data, len);
@@ -724,7 +726,8 @@ int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock)
 	struct ixt_tcp_conn *tc;
 	int ret;
 
-	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+	tc = ixt_fault(IXT_FAULT_TCP_CONN) ? NULL :
+	     kzalloc(sizeof(*tc), GFP_KERNEL);
 	if (!tc)
 		return -ENOMEM;
 	tc->sock = sock;

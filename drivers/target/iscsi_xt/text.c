@@ -9,6 +9,7 @@
 #include <linux/string.h>
 
 #include "conn.h"
+#include "fault.h"
 
 /**
  * ixt_reqbuf_append() - add the data segment of one PDU to a request
@@ -65,7 +66,8 @@ void ixt_reqbuf_free(struct ixt_reqbuf *req)
  */
 int ixt_rsp_alloc(struct ixt_text_buf *rsp, u32 size)
 {
-	char *data = kvmalloc(size, GFP_KERNEL);
+	char *data = ixt_fault(IXT_FAULT_TEXT_BUF) ? NULL :
+		     kvmalloc(size, GFP_KERNEL);
 
 	if (!data)
 		return -ENOMEM;

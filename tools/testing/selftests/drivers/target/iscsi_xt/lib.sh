@@ -867,8 +867,8 @@ ixt_cfs_clear() {
 # sends in flight), whoever allocated them; the TCP bind buckets of a
 # port, which live while any socket on it does (an iWARP listener's
 # accepted connections sit in TIME_WAIT for a minute after they close),
-# and those TIME_WAIT sockets, which a connection the target closed
-# first leaves for a minute;
+# and those TIME_WAIT sockets themselves (tw_sock_TCP*: a connection the
+# target closed first leaves one, its stack through the module);
 # vmap_area, which vmalloc frees lazily, long after vfree(); and the
 # radix tree nodes of __radix_tree_preload(), a per-CPU reserve kept for
 # later inserts (null_blk's pages fill it). One awk reads every cache: a
@@ -881,7 +881,7 @@ ixt_owned_objects() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	for f in /sys/kernel/debug/slab/*/alloc_traces; do
 		case $f in
-		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/tw_sock_TCP/*|*/vmap_area/*)
+		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/tw_sock_TCP*|*/vmap_area/*)
 			continue ;;
 		esac
 		[ -e "$f" ] && files+=("$f")
