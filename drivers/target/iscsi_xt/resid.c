@@ -105,21 +105,16 @@ static void ixt_resid_set_blocks(u8 *cdb, u32 blocks)
 }
 
 /*
- * The block size and size in blocks of the device behind @lun of
- * @se_sess: false when the session maps no such LUN, or when the device
- * is a pass-through one, which parses its CDBs itself. The session's
- * LUN entries are walked under RCU as the target core's own lookup does
+ * The LUN @lun of @se_sess with a reference (lun_ref) that keeps its
+ * device, or %NULL when the session maps no such LUN. The session's LUN
+ * entries are walked under RCU as the target core's own lookup does
  * (transport_lookup_cmd_lun(), whose helper is not exported in a public
- * header); the LUN's reference (lun_ref) keeps its device while the size
- * is read.
+ * header).
  */
-static bool ixt_resid_dev_geometry(struct se_session *se_sess, u64 lun,
-				   u32 *block_size, u64 *nr_blocks)
+static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun)
 {
 	struct se_dev_entry *deve;
 	struct se_lun *se_lun = NULL;
-	struct se_device *dev;
-	bool found = false;
 
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(deve, &se_sess->se_node_acl->lun_entry_hlist,
@@ -131,16 +126,7 @@ static bool ixt_resid_dev_geometry(struct se_session *se_sess, u64 lun,
 		break;
 	}
 	rcu_read_unlock();
-	if (!se_lun)
-		return false;
-	dev = rcu_dereference_raw(se_lun->lun_se_dev);
-	if (!(dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH)) {
-		*block_size = dev->dev_attrib.block_size;
-		*nr_blocks = dev->transport->get_blocks(dev) + 1;
-		found = true;
-	}
-	percpu_ref_put(&se_lun->lun_ref);
-	return found;
+	return se_lun;
 }
 
 /**
@@ -151,10 +137,10 @@ static bool ixt_resid_dev_geometry(struct se_session *se_sess, u64 lun,
  * @edtl: its Expected Data Transfer Length.
  * @fit: filled in when the write needs fitting.
  *
- * The LUN's device is looked up under RCU only for its geometry; the
- * target core looks the LUN up again for the command and checks the
- * lengths it is given, so a LUN changed in between cannot make a write
- * go past what its data covers.
+ * The LUN's device is looked up only for its geometry, and its size is
+ * read only when the lengths differ; the target core looks the LUN up
+ * again for the command and checks the lengths it is given, so a LUN
+ * changed in between cannot make a write go past what its data covers.
  *
  * Context: Process context.
  * Return: true when @fit holds the CDB, data length and residual the
@@ -164,17 +150,27 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 			 u32 edtl, struct ixt_resid_fit *fit)
 {
 	u32 block_size, blocks, fit_blocks;
-	u64 lba, nr_blocks, len;
+	struct se_lun *se_lun;
+	struct se_device *dev;
+	bool fitted = false;
+	u64 lba, len;
 
 	if (!ixt_resid_is_write(cdb[0]))
 		return false;
+	se_lun = ixt_resid_lun_get(se_sess, lun);
+	if (!se_lun)
+		return false;
+	/* A pass-through device parses its CDBs itself. */
+	dev = rcu_dereference_raw(se_lun->lun_se_dev);
+	if (dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH)
+		goto out_put;
 	blocks = ixt_resid_get_blocks(cdb, &lba);
-	if (!ixt_resid_dev_geometry(se_sess, lun, &block_size, &nr_blocks))
-		return false;
+	block_size = dev->dev_attrib.block_size;
 	len = (u64)blocks * block_size;
+	/* The device's size is read only for a write that needs fitting. */
 	if (len == edtl || len > U32_MAX || lba + blocks < lba ||
-	    lba + blocks > nr_blocks)
-		return false;
+	    lba + blocks > dev->transport->get_blocks(dev) + 1)
+		goto out_put;
 
 	memcpy(fit->cdb, cdb, sizeof(fit->cdb));
 	if (edtl > len) {
@@ -188,5 +184,8 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 		fit->flag = SCF_OVERFLOW_BIT;
 		fit->residual = len - edtl;
 	}
-	return true;
+	fitted = true;
+out_put:
+	percpu_ref_put(&se_lun->lun_ref);
+	return fitted;
 }
