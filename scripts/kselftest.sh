@@ -9,12 +9,23 @@
 #
 # TEST names one test program (e.g. module_load.sh) to run alone; by
 # default all run but those IXT_KSFT_SKIP names (a space-separated list).
+# A TEST may also be a program the Makefile installs but does not list
+# (TEST_PROGS_EXTENDED: soak.sh, which make soak runs). IXT_KSFT_TIMEOUT
+# overrides the tests' timeout (the settings file's), in seconds.
 # With IXT_RDMA=siw the VM has soft-iWARP siw0 on veth0 in place of
 # soft-RoCE rxe0 (results in build/vm/kselftest-siw); IXT_KSFT_NAME names
 # the results folder instead (build/vm/NAME).
 #
+# With IXT_KSFT_VMS=N (N > 1) the tests are dealt out to N VM boots that
+# run at once (build/vm/NAME-1 ... NAME-N): a VM under TCG keeps about one
+# host CPU busy, its tests waiting on timers, the network and their
+# initiators much of the time. The deal balances the seconds each test
+# took on the reference machine (scripts/vm/ksft-seconds; a test missing
+# there counts as 60 s), the longest first, each to the boot with the
+# fewest seconds so far.
+#
 # Ends with "N passed, N failed, N skipped" (one per test program) and
-# exits non-zero when any test failed or the VM did not finish.
+# exits non-zero when any test failed or a VM did not finish.
 
 set -euo pipefail
 
@@ -34,22 +45,80 @@ make -s -C "$src/$col" install INSTALL_PATH="$inst/$col" OUTPUT="$ksft/out"
 make -s -C "$src/$col" emit_tests COLLECTION="$col" OUTPUT="$ksft/out" \
 	| grep "^$col:" >"$inst/kselftest-list.txt"
 cp -r "$src/kselftest" "$src/run_kselftest.sh" "$inst/"
+for t in "$@"; do
+	grep -qxF "$col:$t" "$inst/kselftest-list.txt" ||
+		{ [ -x "$inst/$col/$t" ] && echo "$col:$t" >>"$inst/kselftest-list.txt"; }
+done
 if [ $# -eq 0 ] && [ -n "${IXT_KSFT_SKIP:-}" ]; then
 	mapfile -t tests < <(sed "s|^$col:||" "$inst/kselftest-list.txt" |
 		grep -vxF -f <(tr ' ' '\n' <<<"$IXT_KSFT_SKIP" | grep .))
 	set -- "${tests[@]}"
 fi
 
-rc=0
 name=${IXT_KSFT_NAME:-kselftest${IXT_RDMA:+-$IXT_RDMA}}
-IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t 1800 -n "$name" \
-	"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}" || rc=$?
+if [ $# -eq 0 ]; then
+	mapfile -t all < <(sed "s|^$col:||" "$inst/kselftest-list.txt")
+	set -- "${all[@]}"
+fi
+vms=${IXT_KSFT_VMS:-1}
+[ "$vms" -le $# ] || vms=$#
+[ "$vms" -ge 1 ] || vms=1
 
-log=$build/vm/$name/output.log
-pass=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -vc '# SKIP' || true)
-skip=$(grep -E '^ok [0-9]+ selftests: ' "$log" | grep -c '# SKIP' || true)
-fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$log" || true)
-total=$(if [ $# -gt 0 ]; then echo $#; else wc -l <"$inst/kselftest-list.txt"; fi)
+# deal N TEST...: "VM TEST" lines, VM from 1 to N, as said above.
+deal() {
+	local n=$1
+
+	shift
+	for t in "$@"; do
+		awk -v t="$t" '$1 == t { s = $2 } END { print (s ? s : 60), t }' \
+			"$top/scripts/vm/ksft-seconds"
+	done | sort -k1,1nr -k2 | awk -v n="$n" '
+		{ best = 1
+		  for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
+		  load[best] += $1; print best, $2 }'
+}
+
+# boot NAME TEST...: one VM boot running the TESTs.
+boot() {
+	local vm=$1
+
+	shift
+	IXT_BUILD=$build "$top/scripts/vm/run.sh" -d -t "$vm_timeout" -n "$vm" \
+		"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}"
+}
+
+vm_timeout=1800
+if [ -n "${IXT_KSFT_TIMEOUT:-}" ]; then
+	vm_timeout=$((IXT_KSFT_TIMEOUT + 600))
+	export IXT_KSFT_TIMEOUT
+fi
+rc=0
+logs=()
+if [ "$vms" -eq 1 ]; then
+	boot "$name" "$@" || rc=$?
+	logs=("$build/vm/$name/output.log")
+else
+	# Both boots would build the initramfs at once otherwise.
+	"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$build/vm/initramfs.cpio.gz"
+	dealt=$(deal "$vms" "$@")
+	pids=()
+	for ((i = 1; i <= vms; i++)); do
+		mapfile -t mine < <(awk -v i="$i" '$1 == i { print $2 }' <<<"$dealt")
+		echo "kselftest: $name-$i runs ${mine[*]}"
+		boot "$name-$i" "${mine[@]}" >"$build/vm/$name-$i.log" 2>&1 &
+		pids+=($!)
+		logs+=("$build/vm/$name-$i/output.log")
+	done
+	for ((i = 1; i <= vms; i++)); do
+		wait "${pids[i - 1]}" || rc=$?
+		sed "s/^/[$name-$i] /" "$build/vm/$name-$i.log"
+	done
+fi
+
+pass=$(cat "${logs[@]}" | grep -E '^ok [0-9]+ selftests: ' | grep -vc '# SKIP' || true)
+skip=$(cat "${logs[@]}" | grep -E '^ok [0-9]+ selftests: ' | grep -c '# SKIP' || true)
+fail=$(cat "${logs[@]}" | grep -cE '^not ok [0-9]+ selftests: ' || true)
+total=$#
 if [ $((pass + skip + fail)) -ne "$total" ]; then
 	echo "kselftest: $((pass + skip + fail)) of $total tests reported (VM status $rc)"
 	fail=$((total - pass - skip))

@@ -9,6 +9,7 @@
 cd "$1" || exit 1
 shift
 tests=()
+[ -n "${IXT_KSFT_TIMEOUT:-}" ] && tests+=(-o "$IXT_KSFT_TIMEOUT")
 for t in "$@"; do
 	tests+=(-t "$t")
 done

@@ -41,5 +41,5 @@ done
 echo "$mods" >"$staging/lib/modules/order"
 
 mkdir -p "$(dirname "$out")"
-(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.$$"
+mv "$out.$$" "$out"

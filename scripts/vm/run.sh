@@ -60,6 +60,8 @@ mkdir -p "$out"
 	echo "export IXT_RDMA=$(printf %q "${IXT_RDMA:-rxe}")"
 	echo "export IXT_ALLOC_FULL=$(printf %q "${IXT_ALLOC_FULL:-}")" \
 		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
+	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
+		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"
