@@ -48,18 +48,6 @@ bad_lba=8192		# null_blk's bad blocks: 8 from here
 medium_lba=1024		# scsi_debug's medium errors: 8 from here
 loop=
 
-# Why iSER cannot run here, or nothing when it can.
-iser_missing() {
-	local ko
-
-	ko=$(ixt_iser_ko)
-	[ -n "$ko" ] && [ -f "$ko" ] ||
-		{ echo "iscsi_xt_iser is not built"; return; }
-	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
-		{ echo "no RDMA device"; return; }
-	modprobe -q ib_iser || echo "no iSER initiator (ib_iser)"
-}
-
 # devices_gone: the devices under the backstores removed, once the
 # target core lets go of them (a memory-backed null_blk keeps pages the
 # target's writes allocated).
@@ -242,7 +230,7 @@ faults() {
 	ixt_node "$iface" "$tgt" "$portal" -o delete
 }
 
-iser=$(iser_missing)
+iser=$(ixt_iser_missing)
 per_transport=11
 read -ra tlist <<<"$transports"
 ixt_begin $((per_transport * ${#tlist[@]} + 3))

@@ -308,6 +308,67 @@ ixt_tcli() {
 	} | TARGETCLI_HOME=$1/targetcli targetcli >>"$1/targetcli.log" 2>&1
 }
 
+# ixt_daemon COMMAND [ARG...]: exec COMMAND with no descriptor above 2 (in
+# a subshell: it replaces the shell that calls it),
+# for a process that outlives the command that started it (iscsid,
+# a targetcli shell): those it would inherit include the test harness's
+# output pipes, which would then never close.
+ixt_daemon() {
+	local fd
+
+	for fd in /proc/"$BASHPID"/fd/*; do
+		fd=${fd##*/}
+		[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+	done
+	exec "$@"
+}
+
+# A targetcli shell kept open, as an admin keeps one, so that each command
+# runs at once (a start costs some 10 s in the VM). ixt_tcli_open DIR
+# starts it, with preferences of its own in DIR (no default portal, no
+# saving at exit), reading its commands from the FIFO DIR/in, its output
+# appended to DIR/targetcli.log. ixt_tcli_do SECONDS COMMAND... sends the
+# COMMANDs and waits up to SECONDS for the shell to have run them: each
+# call ends with a harmless preference change (tree_max_depth, to a value
+# of its own) whose confirmation marks the end; fails if it does not come
+# in time (a command hangs). The COMMANDs' effects are the caller's to
+# check. ixt_tcli_close ends the shell.
+ixt_tcli_open() {
+	mkdir -p "$1" && rm -f "$1/in" && mkfifo "$1/in" || return 1
+	IXT_TCLI_DIR=$1
+	IXT_TCLI_N=0
+	PYTHONUNBUFFERED=1 TARGETCLI_HOME=$1/targetcli \
+		ixt_daemon targetcli <"$1/in" >>"$1/targetcli.log" 2>&1 &
+	IXT_TCLI_PID=$!
+	exec {IXT_TCLI_FD}>"$1/in"
+	ixt_tcli_do 120 "set global auto_save_on_exit=false auto_add_default_portal=false"
+}
+
+ixt_tcli_do() {
+	local secs=$1 c mark
+
+	shift
+	IXT_TCLI_N=$((IXT_TCLI_N + 1))
+	mark="tree_max_depth is now '$((IXT_TCLI_N + 1000))'"
+	for c in "$@"; do
+		echo "$c" >&"$IXT_TCLI_FD"
+	done
+	echo "set global tree_max_depth=$((IXT_TCLI_N + 1000))" >&"$IXT_TCLI_FD"
+	ixt_wait "$secs" grep -qF "$mark" "$IXT_TCLI_DIR/targetcli.log" && return 0
+	ktap_print_msg "targetcli did not finish within $secs s: $*"
+	return 1
+}
+
+ixt_tcli_close() {
+	[ -n "${IXT_TCLI_PID:-}" ] || return 0
+	echo exit >&"$IXT_TCLI_FD"
+	exec {IXT_TCLI_FD}>&-
+	timeout 30 tail --pid="$IXT_TCLI_PID" -f /dev/null ||
+		kill "$IXT_TCLI_PID"
+	wait "$IXT_TCLI_PID" 2>/dev/null
+	IXT_TCLI_PID=
+}
+
 # ixt_rd_lun0 TPG RD PAGES: the ramdisk backstore RD of PAGES pages, LUN 0
 # of TPG.
 ixt_rd_lun0() {
@@ -697,6 +758,19 @@ ixt_require_iser() {
 		ixt_skip_all "needs an RDMA device (soft-RoCE rxe0: guest-env.sh)"
 	ixt_require_cmd rdma
 	modprobe -q ib_iser || ixt_skip_all "the iSER initiator ib_iser is unavailable"
+}
+
+# ixt_iser_missing: why iscsi_xt's iSER cannot run here (its module not
+# built, no RDMA device, no iSER initiator), or nothing when it can.
+ixt_iser_missing() {
+	local ko
+
+	ko=$(ixt_iser_ko)
+	[ -n "$ko" ] && [ -f "$ko" ] ||
+		{ echo "iscsi_xt_iser is not built"; return; }
+	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
+		{ echo "no RDMA device"; return; }
+	modprobe -q ib_iser || echo "no iSER initiator (ib_iser)"
 }
 
 # iscsi_xt and its iSER transport, after the RDMA modules it needs.

@@ -32,16 +32,9 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 owners=(iscsi_xt target_core_mod)
 writer=
 
-# iscsid, started again. It keeps the descriptors it inherits, and the
-# test harness's output pipes are among them: they would never close.
+# iscsid, started again.
 start_iscsid() {
-	(
-		for fd in /proc/"$BASHPID"/fd/*; do
-			fd=${fd##*/}
-			[ "$fd" -gt 2 ] && eval "exec $fd>&-"
-		done
-		exec iscsid
-	) </dev/null >/dev/null 2>&1
+	(ixt_daemon iscsid) </dev/null >/dev/null 2>&1
 }
 
 # No iscsiadm call may hang the test (a session left in recovery).
