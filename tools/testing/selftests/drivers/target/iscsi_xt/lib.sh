@@ -566,6 +566,8 @@ ixt_fio_loop_start() {
 	rm -f "$IXT_WORK/stop"
 	ixt_fio_loop "$1" >"$IXT_WORK/fio.log" 2>&1 &
 	IXT_FIO_LOOP=$!
+	# The loop takes its seeds in a subshell: the next loop, other ones.
+	ixt_fio_seed=$((ixt_fio_seed + 1000))
 }
 
 ixt_fio_loop_end() {
