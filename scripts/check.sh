@@ -48,20 +48,15 @@ step checkpatch make -s -C "$top" checkpatch
 step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step fuzz-smoke make -s -C "$top" fuzz-smoke
-# The kselftests too slow for make check's 30 minutes; make check-full
-# runs them in a boot of their own.
-full_only="tcp_netem.sh tcp_login_storm.sh backend_errors.sh"
-step kselftest env IXT_KSFT_SKIP="$full_only" make -s -C "$top" kselftest
+# Every kselftest, dealt out to two VM boots that run at once.
+step kselftest env IXT_KSFT_VMS=2 make -s -C "$top" kselftest
 # make check-full: the benchmark harness (which builds the modules
-# without fault injection), those tests, the iSER data, fault and
-# bad-input tests again over soft-iWARP, and alloc_fail.sh failing every
-# allocation of its sequences in turn (the modules built with fault
-# injection for it, then without again).
+# without fault injection), the iSER data, fault and bad-input tests
+# again over soft-iWARP, and alloc_fail.sh failing every allocation of
+# its sequences in turn (the modules built with fault injection for it,
+# then without again).
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step bench-smoke "$top/scripts/bench/smoke.sh"
-	# shellcheck disable=SC2086 # one argument per test
-	step kselftest-full env IXT_KSFT_NAME=kselftest-full \
-		"$top/scripts/kselftest.sh" "$build" $full_only
 	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
 		iser_data.sh iser_faults.sh iser_badinput.sh
 	step kselftest-alloc-full bash -c 'make -s -C "$1" modules IXT_FAULT_INJECT=1 &&
