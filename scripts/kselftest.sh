@@ -87,7 +87,7 @@ boot() {
 		"$top/scripts/vm/kselftest-guest.sh" "$inst" "${@/#/$col:}"
 }
 
-vm_timeout=1800
+vm_timeout=2700
 if [ -n "${IXT_KSFT_TIMEOUT:-}" ]; then
 	vm_timeout=$((IXT_KSFT_TIMEOUT + 600))
 	export IXT_KSFT_TIMEOUT
