@@ -50,11 +50,13 @@ loop=
 
 # devices_gone: the devices under the backstores removed, once the
 # target core lets go of them (a memory-backed null_blk keeps pages the
-# target's writes allocated).
+# target's writes allocated), and null_blk unloaded: the tests after
+# this one in the same boot may want its default device.
 devices_gone() {
 	dmsetup remove "$flaky"
 	[ -n "$loop" ] && losetup -d "$loop" && loop=
 	[ -d "$nullb" ] && echo 0 >"$nullb/power" && rmdir "$nullb"
+	[ ! -d /sys/module/null_blk ] || rmmod null_blk
 	[ ! -d /sys/module/scsi_debug ] || rmmod scsi_debug
 } 2>/dev/null
 

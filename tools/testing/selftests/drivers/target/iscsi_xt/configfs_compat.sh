@@ -82,7 +82,7 @@ core_load() {
 
 	step modprobe target_core_mod
 	step modprobe target_core_iblock
-	[ -b /dev/nullb0 ] || step modprobe null_blk nr_devices=1
+	[ -b /dev/nullb0 ] || step ixt_null_blk nr_devices=1
 	d=$core/rd_mcp_0/rd0
 	step mkdir -p "$d"
 	put rd_pages=2048 "$d/control"

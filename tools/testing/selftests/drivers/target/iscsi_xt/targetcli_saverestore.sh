@@ -116,7 +116,7 @@ ixt_begin 6
 # enable_iser loads the iSER transport on demand where it is installed;
 # here it is the build's, loaded beforehand.
 ixt_insmod_iser
-[ -b /dev/nullb0 ] || modprobe null_blk nr_devices=1
+[ -b /dev/nullb0 ] || ixt_null_blk nr_devices=1
 
 tcli <<EOF
 /backstores/ramdisk create name=rd0 size=8M
