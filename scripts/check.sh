@@ -48,8 +48,8 @@ step checkpatch make -s -C "$top" checkpatch
 step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step fuzz-smoke make -s -C "$top" fuzz-smoke
-# Every kselftest, dealt out to two VM boots that run at once.
-step kselftest env IXT_KSFT_VMS=2 make -s -C "$top" kselftest
+# Every kselftest, dealt out to three VM boots that run at once.
+step kselftest env IXT_KSFT_VMS=3 make -s -C "$top" kselftest
 # make check-full: the benchmark harness (which builds the modules
 # without fault injection), the iSER data, fault and bad-input tests
 # again over soft-iWARP, and alloc_fail.sh failing every allocation of
