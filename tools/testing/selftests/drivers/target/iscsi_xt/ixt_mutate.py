@@ -432,12 +432,11 @@ class Fuzzer:
                 self.finished(pdu, cmd, ('text',))
         elif pdu.op == OP_TMF_RSP:
             st['tmf_rsps'] += 1
-            if cmd is not None and pdu.response == 0:
-                # Function complete: the task (or the LUN's) ends unanswered.
-                for c in list(self.cmds.values()):
-                    if c.kind in ('write', 'read', 'cdb') and \
-                            (cmd.kind == 'lun_reset' or c.itt == cmd.ref):
-                        del self.cmds[c.itt]
+            if cmd is not None and cmd.ref and pdu.response == 0:
+                # Function complete: the tasks it covers, sent before it,
+                # may end unanswered.
+                for itt in cmd.ref:
+                    self.cmds.pop(itt, None)
             self.finished(pdu, cmd, ('abort', 'lun_reset'))
         elif pdu.op == OP_LOGOUT_RSP:
             st['logouts'] += 1
@@ -579,17 +578,21 @@ class Fuzzer:
 
     def op_tmf(self):
         conn, rng = self.conn, self.rng
-        tasks = [c for c in self.cmds.values() if c.kind in ('write', 'read')]
+        tasks = [c for c in self.cmds.values()
+                 if c.kind in ('write', 'read', 'cdb')]
         if rng.random() < 0.15:
+            covered = {c.itt for c in tasks}
             cmd = self.new_cmd('lun_reset', immediate=True)
+            cmd.ref = covered
             hdr = tmf_req(TMF_LUN_RESET, cmd.itt, RESERVED_TAG, cmd.cmdsn,
                           conn.expstatsn, lun=self.lun)
             what = 'LUN RESET'
         else:
             task = rng.choice(tasks) if tasks else None
             cmd = self.new_cmd('abort', immediate=True)
-            cmd.ref = task.itt if task else conn.itt - 3
-            hdr = tmf_req(TMF_ABORT_TASK, cmd.itt, cmd.ref, cmd.cmdsn,
+            rtt = task.itt if task else conn.itt - 3
+            cmd.ref = {rtt} if task else None
+            hdr = tmf_req(TMF_ABORT_TASK, cmd.itt, rtt, cmd.cmdsn,
                           conn.expstatsn,
                           refcmdsn=task.cmdsn if task else conn.cmdsn - 1,
                           lun=self.lun)
