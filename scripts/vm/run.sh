@@ -19,7 +19,10 @@
 # console log (console.log). The exit status is the script's. IXT_RDMA
 # (rxe, the default, or siw) picks the guest's RDMA device on veth0;
 # IXT_ALLOC_FULL=1 makes alloc_fail.sh fail every allocation in turn,
-# IXT_ALLOC_OWNED=1 count the objects left after each of its runs (slow).
+# IXT_ALLOC_OWNED=1 count the objects left after each of its runs (slow);
+# IXT_TRANSPORTS ("tcp iser" by default), IXT_MUTATE_SECONDS,
+# IXT_MUTATE_SEED and IXT_MUTATE_ARGS reach the tests that read them
+# (mutate.sh).
 
 set -euo pipefail
 
@@ -62,6 +65,10 @@ mkdir -p "$out"
 		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
 	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
 		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")"
+	echo "export IXT_TRANSPORTS=$(printf %q "${IXT_TRANSPORTS:-}")" \
+		"IXT_MUTATE_SECONDS=$(printf %q "${IXT_MUTATE_SECONDS:-}")" \
+		"IXT_MUTATE_SEED=$(printf %q "${IXT_MUTATE_SEED:-}")" \
+		"IXT_MUTATE_ARGS=$(printf %q "${IXT_MUTATE_ARGS:-}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"
