@@ -381,6 +381,19 @@ unlogged() {
 
 ixt_begin 7
 
+# The target core an earlier test of the boot left loaded, its counters
+# moved on, unloaded with its backstore modules.
+core_fresh() {
+	local m
+
+	[ -d /sys/module/target_core_mod ] || return 0
+	for m in $(lsmod | awk '$1 ~ /^target_core_/ && $1 != "target_core_mod" { print $1 }'); do
+		rmmod "$m" || return 1
+	done
+	rmmod target_core_mod
+}
+core_fresh || ktap_exit_fail_msg "cannot unload the target core: $(lsmod | grep target_core)"
+
 # LIO loads ib_isert for iser=1, and cxgbit for the cxgbit probe.
 lio_unload() {
 	local m
