@@ -3,8 +3,8 @@
 #
 # Allocation failures: iscsi_xt built with IXT_FAULT_INJECT=1 (make
 # kselftest) fails the Nth allocation, or the Nth of one named site, as
-# /sys/kernel/debug/iscsi_xt/fault/fail says (fault.c). Every site but
-# bidi's is made to fail at least once:
+# /sys/kernel/debug/iscsi_xt/fault/fail says (fault.c). Every site is
+# made to fail at least once:
 #
 # - module init (insmod with fault_site=SITE fault_nth=N): insmod fails
 #   with ENOMEM, nothing is left loaded, no slab cache grows, and then
@@ -16,7 +16,10 @@
 #   write read back, a NOP-Out held behind a CmdSN hole, a 32-byte CDB,
 #   an ABORT TASK of a CmdSN never received, a LUN RESET, a NOP-Out with
 #   data and a logout. For each, a clean run counts the allocations and
-#   their sites, then every allocation N = 1, 2, ... fails in turn. Each
+#   their sites, then every allocation N = 1, 2, ... fails in turn; the
+#   same for a login, a bidirectional XDWRITEREAD(10) and a logout to a
+#   LUN of a TCMU backstore (ixt_tcmu.py serves it; without
+#   target_core_user that walk SKIPs). Each
 #   run must end in RFC 7143's answer (a Login Response with an error
 #   status, a Reject, a SCSI Response other than GOOD, a TMF Response
 #   other than Function complete), in success, or with the connection
@@ -59,8 +62,12 @@ full=${IXT_ALLOC_FULL:-}
 owners=(iscsi_xt target_core_mod)
 walk_out=
 res0=
+btgt=iqn.2026-11.org.example.allocfail:bidi
+btpg=$IXT_FABRIC/$btgt/tpgt_1
+tcmu=$IXT_CFS/core/user_83/ixt_alloc_bidi
+tcmu_handler=
 
-trap ixt_cleanup EXIT
+trap 'bidi_gone; ixt_cleanup' EXIT
 ixt_work
 
 # walk ARGS...: one ixt_alloc_walk.py run, its lines in $walk_out; only
@@ -132,7 +139,7 @@ init_sites() {
 	return $ok
 }
 
-ixt_begin 13
+ixt_begin 15
 
 # The smallest pool: twice the largest command (8 MiB, 33 lines when it
 # starts inside one) in 68 lines of 256 KiB.
@@ -210,8 +217,47 @@ ixt_check "CHAP: every allocation of a mutual CHAP login fails in turn" \
 	walk --target "$ctgt" --seq chap --chap "$chap" --nth
 ixt_check "TCP: every allocation of login, IO, TMF and logout fails in turn" \
 	walk --target "$tgt" --seq rw --nth
+
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_owned_check "after the TCP walks" "${owners[@]}"
+
+# bidi: a TCMU backstore served by ixt_tcmu.py (as in tcp_bidi.sh) for the
+# one kind of command that needs a second buffer. The TCMU device's own
+# objects (its UIO device's sysfs nodes) go when the handler closes it,
+# after the walk: only iscsi_xt's are counted.
+bidi_walk() {
+	ixt_owned_mark iscsi_xt
+	mkdir -p "$tcmu" && echo "dev_size=$((1024 * 512))" >"$tcmu/control" &&
+		echo 1 >"$tcmu/enable" || return 1
+	python3 "$ixt_libdir/ixt_tcmu.py" ixt_alloc_bidi 1024 \
+		>"$IXT_WORK/tcmu.log" 2>&1 &
+	tcmu_handler=$!
+	ixt_wait 60 grep -q '^ready$' "$IXT_WORK/tcmu.log" || return 1
+	mkdir -p "$btpg/lun/lun_0" && ln -s "$tcmu" "$btpg/lun/lun_0/tcmu" &&
+		ixt_demo_tpg "$btpg" "$portal" || return 1
+	walk --target "$btgt" --seq bidi --count &&
+		walk --target "$btgt" --seq bidi --nth
+}
+
+# bidi_gone: the handler stopped, the bidi target and the backstore
+# removed.
+bidi_gone() {
+	[ -n "$tcmu_handler" ] && kill "$tcmu_handler" && wait "$tcmu_handler"
+	tcmu_handler=
+	rm -f "$btpg/lun/lun_0/tcmu"
+	rmdir "$btpg/lun/lun_0" "$btpg/np/$portal" "$btpg" "$IXT_FABRIC/$btgt"
+	rmdir "$tcmu" "${tcmu%/*}"
+} 2>/dev/null
+
+if modprobe -q target_core_user; then
+	ixt_check "bidi: every allocation of a login, XDWRITEREAD(10) and logout fails in turn" \
+		bidi_walk
+	bidi_gone
+	ixt_owned_check "after the bidi walk" iscsi_xt
+else
+	ktap_test_skip "bidi walk (needs the TCMU backstore, target_core_user)"
+	ktap_test_skip "no object of iscsi_xt left behind after the bidi walk (no target_core_user)"
+fi
 
 # iSER: the same sequence through the raw iSER initiator. An iSER
 # connection makes some 500 allocations (its receive and send buffers),

@@ -14,7 +14,9 @@ SEQ is rw (login, a write through R2Ts (64 KiB) or RDMA READs (512 KiB)
 read back, over TCP also a NOP-Out held behind a CmdSN hole, a 32-byte
 CDB in an Extended CDB AHS and an ABORT TASK of a CmdSN never received;
 a LUN RESET, a NOP-Out with ping data, logout), chap (a login with mutual
-CHAP, logout) or discovery (a discovery login, SendTargets=All, logout).
+CHAP, logout), discovery (a discovery login, SendTargets=All, logout)
+or bidi (login, a bidirectional XDWRITEREAD(10) of 1 KiB through an R2T
+to a TCMU LUN, logout).
 First a clean run counts the allocations (K) and the sites they come
 from; then, with --nth, N walks from 1 until the Nth allocation is past
 the end of the sequence (K, give or take what runs beside it), then
@@ -402,7 +404,45 @@ def seq_discovery(ctx, conn):
     return 'discovery login, SendTargets, logout'
 
 
-SEQS = {'rw': seq_rw, 'chap': seq_chap, 'discovery': seq_discovery}
+def tcp_bidi(conn, lba, data):
+    """XDWRITEREAD(10) of @data at @lba, its data solicited by R2Ts, the
+    Bidirectional Read Expected Data Transfer Length len(@data): the
+    SCSI Response."""
+    itt = conn.next_itt()
+    hdr = bytearray(scsi_cmd(F_FINAL | F_WRITE | F_READ, itt, len(data),
+                             conn.take_cmdsn(), conn.expstatsn,
+                             cdb10(0x53, lba, len(data) // BLOCK)))
+    ahs = (5).to_bytes(2, 'big') + b'\x02\x00' + len(data).to_bytes(4, 'big')
+    hdr[4] = len(ahs) // 4
+    send(conn, bytes(hdr) + ahs)
+    while True:
+        pdu = rx(conn)
+        if pdu.itt != itt:
+            raise Fail(f'unexpected {pdu}')
+        if pdu.op == OP_R2T:
+            try:
+                conn.answer_r2t(pdu, data)
+            except (ConnectionError, OSError) as err:
+                raise Closed(f'closed while sending data ({err})') from None
+        elif pdu.op != OP_DATA_IN:
+            return expect_op(pdu, OP_SCSI_RSP, itt)
+
+
+def seq_bidi(ctx, conn):
+    """For a LUN 0 on a TCMU backstore (tcp_bidi.sh's ixt_tcmu.py), the
+    only kind besides pscsi that runs bidirectional commands."""
+    login(conn, ctx, op=ctx.op)
+    for tries in range(3):
+        rsp = tcp_bidi(conn, RW_LBA, os.urandom(2 * BLOCK))
+        if not unit_attention(rsp) or tries == 2:
+            break
+    scsi_status(rsp, 'XDWRITEREAD(10)')
+    logout(conn)
+    return 'login, XDWRITEREAD(10), logout'
+
+
+SEQS = {'rw': seq_rw, 'chap': seq_chap, 'discovery': seq_discovery,
+        'bidi': seq_bidi}
 
 
 def connect(ctx):
