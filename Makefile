@@ -7,6 +7,8 @@
 #   make install       install what make built into /lib/modules/$(KVER)/extra, depmod,
 #                      and the modprobe.d snippet that makes iscsi_xt stand
 #                      in for iscsi_target_mod
+#   make deb           the Debian package iscsi-xt-dkms (DKMS source, architecture
+#                      all) in build/deb/, version from the file VERSION
 #   make check         everything below, ending with "N passed, N failed"
 #   make unit          the user-space unit tests of the pure files
 #   make fuzz          the libFuzzer targets over the pure files, FUZZ_TIME
@@ -106,6 +108,9 @@ fuzz:
 fuzz-smoke:
 	$(MAKE) -C tools/testing/iscsi_xt/fuzz run FUZZ_TIME=$(FUZZ_SMOKE_TIME)
 
+deb:
+	scripts/mkdeb.sh $(BUILD)
+
 # The kselftests need the modules built with fault injection
 # (alloc_fail.sh skips without it).
 kselftest:
@@ -128,5 +133,5 @@ demo:
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
-.PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
+.PHONY: all modules clean-module clean install uninstall deb setup build-check checkpatch \
 	kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench

@@ -37,6 +37,11 @@ packages=(
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
 	iperf3 perftest gnuplot-nox linux-perf
+	# make deb: debhelper with its DKMS add-on (dh-dkms); dkms itself is
+	# what the package depends on, installed here so that the VM, which
+	# has the host's root file system, can install the package offline
+	# (the host's DKMS tree stays empty: nothing is registered there).
+	debhelper dh-dkms dkms
 )
 
 log() { printf 'setup: %s\n' "$*"; }
