@@ -9,6 +9,8 @@
 #                      in for iscsi_target_mod
 #   make deb           the Debian package iscsi-xt-dkms (DKMS source, architecture
 #                      all) in build/deb/, version from the file VERSION
+#   make dkms-abi      DKMS builds that package for a second 6.12 ABI, on the host
+#                      in a scratch DKMS tree (scripts/dkms-abi.sh)
 #   make check         everything below, ending with "N passed, N failed"
 #   make unit          the user-space unit tests of the pure files
 #   make fuzz          the libFuzzer targets over the pure files, FUZZ_TIME
@@ -111,6 +113,9 @@ fuzz-smoke:
 deb:
 	scripts/mkdeb.sh $(BUILD)
 
+dkms-abi: deb
+	scripts/dkms-abi.sh $(BUILD)
+
 # The kselftests need the modules built with fault injection
 # (alloc_fail.sh skips without it).
 kselftest:
@@ -133,5 +138,5 @@ demo:
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
-.PHONY: all modules clean-module clean install uninstall deb setup build-check checkpatch \
-	kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench
+.PHONY: all modules clean-module clean install uninstall deb dkms-abi setup build-check \
+	checkpatch kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench

@@ -48,6 +48,9 @@ step checkpatch make -s -C "$top" checkpatch
 step kernel-doc make -s -C "$top" kdoc
 step unit make -s -C "$top" unit
 step fuzz-smoke make -s -C "$top" fuzz-smoke
+# make deb, and DKMS building that package for a second kernel ABI on the
+# host (the VM's kernel: dkms_package.sh).
+step dkms-abi make -s -C "$top" dkms-abi
 # The kselftests too slow for make check's 30 minutes; make check-full
 # runs them in a boot of their own.
 full_only="tcp_netem.sh tcp_login_storm.sh backend_errors.sh"
