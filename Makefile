@@ -11,6 +11,8 @@
 #                      all) in build/deb/, version from the file VERSION
 #   make dkms-abi      DKMS builds that package for a second 6.12 ABI, on the host
 #                      in a scratch DKMS tree (scripts/dkms-abi.sh)
+#   make kselftest-dkms  the package installed in the VM, DKMS building there,
+#                      boot-time restore, removal (dkms_package.sh; check-full)
 #   make check         everything below, ending with "N passed, N failed"
 #   make unit          the user-space unit tests of the pure files
 #   make fuzz          the libFuzzer targets over the pure files, FUZZ_TIME
@@ -122,6 +124,14 @@ kselftest:
 	$(MAKE) modules IXT_FAULT_INJECT=1
 	scripts/kselftest.sh $(BUILD)
 
+# dkms_package.sh, which make kselftest leaves out: the package, installed
+# in the VM, where DKMS builds it under TCG (make check-full runs it),
+# with a timeout of DKMS_TIMEOUT seconds rather than the tests' 600.
+DKMS_TIMEOUT	?= 2400
+kselftest-dkms: deb
+	IXT_KSFT_NAME=kselftest-dkms IXT_KSFT_TIMEOUT=$(DKMS_TIMEOUT) \
+		scripts/kselftest.sh $(BUILD) dkms_package.sh
+
 check:
 	scripts/check.sh
 
@@ -139,4 +149,4 @@ bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup build-check \
-	checkpatch kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench
+	checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check check-full demo bench
