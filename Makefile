@@ -7,6 +7,12 @@
 #   make install       install what make built into /lib/modules/$(KVER)/extra, depmod,
 #                      and the modprobe.d snippet that makes iscsi_xt stand
 #                      in for iscsi_target_mod
+#   make deb           the Debian package iscsi-xt-dkms (DKMS source, architecture
+#                      all) in build/deb/, version from the file VERSION
+#   make dkms-abi      DKMS builds that package for a second 6.12 ABI, on the host
+#                      in a scratch DKMS tree (scripts/dkms-abi.sh)
+#   make kselftest-dkms  the package installed in the VM, DKMS building there,
+#                      boot-time restore, removal (dkms_package.sh; check-full)
 #   make check         everything below, ending with "N passed, N failed"
 #   make unit          the user-space unit tests of the pure files
 #   make fuzz          the libFuzzer targets over the pure files, FUZZ_TIME
@@ -106,11 +112,25 @@ fuzz:
 fuzz-smoke:
 	$(MAKE) -C tools/testing/iscsi_xt/fuzz run FUZZ_TIME=$(FUZZ_SMOKE_TIME)
 
+deb:
+	scripts/mkdeb.sh $(BUILD)
+
+dkms-abi: deb
+	scripts/dkms-abi.sh $(BUILD)
+
 # The kselftests need the modules built with fault injection
 # (alloc_fail.sh skips without it).
 kselftest:
 	$(MAKE) modules IXT_FAULT_INJECT=1
 	scripts/kselftest.sh $(BUILD)
+
+# dkms_package.sh, which make kselftest leaves out: the package, installed
+# in the VM, where DKMS builds it under TCG (make check-full runs it),
+# with a timeout of DKMS_TIMEOUT seconds rather than the tests' 600.
+DKMS_TIMEOUT	?= 2400
+kselftest-dkms: deb
+	IXT_KSFT_NAME=kselftest-dkms IXT_KSFT_TIMEOUT=$(DKMS_TIMEOUT) \
+		scripts/kselftest.sh $(BUILD) dkms_package.sh
 
 check:
 	scripts/check.sh
@@ -128,5 +148,5 @@ demo:
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
-.PHONY: all modules clean-module clean install uninstall setup build-check checkpatch \
-	kdoc unit fuzz fuzz-smoke kselftest check check-full demo bench
+.PHONY: all modules clean-module clean install uninstall deb dkms-abi setup build-check \
+	checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check check-full demo bench

@@ -13,7 +13,11 @@
 # - checkpatch.pl and the kselftest framework, taken from Debian's
 #   linux-source-6.12 tarball into BUILD_DIR/tools/ (never committed);
 # - soft-iWARP (siw), which Debian's kernel lacks, built from the same
-#   tarball against the VM kernel's headers into BUILD_DIR/siw/siw.ko.
+#   tarball against the VM kernel's headers into BUILD_DIR/siw/siw.ko;
+# - the headers of a second 6.12 ABI (the newest other than the VM's),
+#   for make dkms-abi: their packages unpacked into BUILD_DIR/kernel-abi2/
+#   (not installed: the host's DKMS never sees that kernel), the choice
+#   recorded in BUILD_DIR/kernel-abi2/KVER and kept on later runs.
 #
 # A second run finds everything in place and returns within seconds.
 
@@ -37,6 +41,11 @@ packages=(
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
 	iperf3 perftest gnuplot-nox linux-perf
+	# make deb: debhelper with its DKMS add-on (dh-dkms); dkms itself is
+	# what the package depends on, installed here so that the VM, which
+	# has the host's root file system, can install the package offline
+	# (the host's DKMS tree stays empty: nothing is registered there).
+	debhelper dh-dkms dkms
 )
 
 log() { printf 'setup: %s\n' "$*"; }
@@ -177,8 +186,66 @@ setup_siw() {
 		{ cat "$dir/build.log" >&2; die "siw did not build"; }
 }
 
+# The newest 6.12 ABI with headers for amd64 other than the VM's ($1).
+pick_abi2() {
+	apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) .*/\1/p' |
+		grep -vxF "$1" | sort -V -r | head -n 1
+}
+
+# fetch_abi2 DIR KVER2: the three packages below, downloaded into DIR.
+fetch_abi2() {
+	local v=${2%-amd64}
+
+	(cd "$1" && apt-get download -q "linux-headers-$2" \
+		"linux-headers-$v-common" "linux-kbuild-$v")
+}
+
+# The headers package of KVER2 with the two it needs to build a module
+# (the common headers and linux-kbuild's fixdep, modpost, sign-file),
+# unpacked side by side: their links (scripts -> ../../lib/linux-kbuild-*)
+# are relative; the one absolute include of the common Makefile is bent
+# to the unpacked copy.
+setup_abi2() {
+	local dir=$build/kernel-abi2 kver kver2 deb
+
+	kver=$(cat "$kdir_cache/KVER")
+	kver2=$(cat "$dir/KVER" 2>/dev/null || true)
+	[ -n "$kver2" ] && [ -f "$dir/usr/src/linux-headers-$kver2/Makefile" ] && return
+	kver2=$(pick_abi2 "$kver")
+	if [ -z "$kver2" ]; then
+		apt_update_once
+		kver2=$(pick_abi2 "$kver")
+	fi
+	if [ -z "$kver2" ]; then
+		log "no second 6.12 ABI's headers in the archive: make dkms-abi will skip"
+		return
+	fi
+	log "fetching the headers of $kver2 (second ABI for make dkms-abi)"
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp/deb"
+	if ! fetch_abi2 "$dir.tmp/deb" "$kver2" >/dev/null 2>&1; then
+		apt_update_once
+		if ! fetch_abi2 "$dir.tmp/deb" "$kver2" >/dev/null; then
+			rm -rf "$dir.tmp"
+			log "could not fetch the headers of $kver2: make dkms-abi will skip"
+			return
+		fi
+	fi
+	for deb in "$dir.tmp"/deb/*.deb; do
+		dpkg-deb -x "$deb" "$dir.tmp"
+	done
+	rm -rf "$dir.tmp/deb"
+	sed -i "s#^include /usr/src/#include $dir/usr/src/#" \
+		"$dir.tmp/usr/src/linux-headers-$kver2/Makefile"
+	echo "$kver2" >"$dir.tmp/KVER"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+}
+
 install_packages "${packages[@]}"
 setup_kernel
 setup_tools
 setup_siw
+setup_abi2
 log "ok (kernel $(cat "$kdir_cache/KVER"))"

@@ -2,7 +2,9 @@
 #
 # Sourced by guest jobs: prepare the VM once for target and initiator tests.
 #
-# - /lib/modules/$(uname -r): the unpacked Debian kernel tree from the cache
+# - /lib/modules/$(uname -r): the unpacked Debian kernel tree from the cache,
+#   with the link to its headers that their package makes (build), which
+#   DKMS builds against
 # - configfs, /etc/target/{pr,alua} (before target_core_mod loads: LIO and we
 #   both fail every persistent-reservation command without them)
 # - the system D-Bus (targetcli's backstore tree asks it)
@@ -29,6 +31,9 @@ ixt_env_setup() {
 	mkdir -p "/lib/modules/$kver"
 	mount --bind "$IXT_BUILD/kernel/lib/modules/$kver" "/lib/modules/$kver" ||
 		ixt_env_die "cannot bind the module tree"
+	# In the overlay: the host's copy stays as setup.sh unpacked it.
+	[ -e "/lib/modules/$kver/build" ] || [ ! -d "/usr/src/linux-headers-$kver" ] ||
+		ln -s "/usr/src/linux-headers-$kver" "/lib/modules/$kver/build"
 
 	mkdir -p /etc/target/pr /etc/target/alua
 	modprobe configfs

@@ -20,8 +20,14 @@
 
 #include <iscsi_xt/params.h>
 
-/* Reported in the fabric's lio_version attribute. */
-#define IXT_VERSION		"0.1.0"
+/*
+ * IXT_VERSION, the project's version (the file VERSION at the top of the
+ * tree), comes from Kbuild on the compiler's command line: reported in
+ * modinfo, in the fabric's lio_version attribute and in the MIB.
+ */
+#ifndef IXT_VERSION
+#error "IXT_VERSION is set by drivers/target/iscsi_xt/Kbuild"
+#endif
 
 /*
  * The longest transfer one command may ask for: 8 MiB, announced in the

@@ -429,3 +429,4 @@ module_exit(ixt_iser_exit);
 MODULE_DESCRIPTION("iSER (iSCSI over RDMA) transport of the iscsi_xt target");
 MODULE_AUTHOR("iscsi_xt developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(IXT_VERSION);

@@ -191,3 +191,4 @@ module_exit(ixt_exit);
 MODULE_DESCRIPTION("iSCSI target fabric for LIO, over TCP and iSER");
 MODULE_AUTHOR("iscsi_xt developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(IXT_VERSION);
