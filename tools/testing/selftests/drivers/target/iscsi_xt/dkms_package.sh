@@ -58,26 +58,14 @@ work=$(mktemp -d)
 mini=$work/mini
 backstores="target_core_iblock target_core_file target_core_pscsi target_core_user"
 
-# Under emulation depmod's scan of the whole module tree takes minutes,
-# and DKMS runs it after each install and removal: both go to a tree that
-# holds what LIO's iSCSI target and ours need (the dependency closure of
+# The module tree DKMS installs into and removes from (ixt_mini_modtree):
+# what LIO's iSCSI target and ours need (the dependency closure of
 # iscsi_target_mod, ib_isert, the backstores the target core loads as it
-# creates its first HBA, and the crc32c iscsi_xt asks the crypto API for),
-# with the link to the kernel's headers that DKMS builds against,
-# bind-mounted over the real one for the test.
+# creates its first HBA, and the crc32c iscsi_xt asks the crypto API
+# for), with the link to the kernel's headers that DKMS builds against.
 mini_tree() {
-	local tree=$mini$moddir f m
-
-	mkdir -p "$tree"
-	cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tree/"
-	ln -s "/usr/src/linux-headers-$kver" "$tree/build"
-	for m in iscsi_target_mod ib_isert $backstores libcrc32c crc32c_generic; do
-		modprobe --ignore-install --show-depends "$m"
-	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
-		mkdir -p "$(dirname "$tree/${f#"$moddir"/}")"
-		cp "$f" "$tree/${f#"$moddir"/}"
-	done
-	depmod -b "$mini" "$kver"
+	ixt_mini_modtree "$mini" iscsi_target_mod ib_isert $backstores \
+		libcrc32c crc32c_generic
 }
 
 cleanup() {

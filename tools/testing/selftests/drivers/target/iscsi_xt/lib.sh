@@ -308,6 +308,33 @@ ixt_tcli() {
 	} | TARGETCLI_HOME=$1/targetcli targetcli >>"$1/targetcli.log" 2>&1
 }
 
+# ixt_mini_modtree BASE MODULE...: a module tree under BASE for the
+# running kernel (BASE/lib/modules/KVER) holding only the dependency
+# closure of the MODULEs, the builtin lists and the link to the kernel's
+# headers, with its depmod files: under emulation depmod's scan of the
+# whole tree takes minutes, and make install and DKMS run it. Tests
+# bind-mount it over the real tree while they install into it.
+ixt_mini_modtree() {
+	local base=$1 kver moddir tree f m
+
+	shift
+	kver=$(uname -r)
+	moddir=/lib/modules/$kver
+	tree=$base$moddir
+	mkdir -p "$tree" &&
+		cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tree/" ||
+		return 1
+	[ ! -d "/usr/src/linux-headers-$kver" ] ||
+		ln -s "/usr/src/linux-headers-$kver" "$tree/build"
+	for m in "$@"; do
+		modprobe --ignore-install --show-depends "$m"
+	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
+		mkdir -p "$(dirname "$tree/${f#"$moddir"/}")"
+		cp "$f" "$tree/${f#"$moddir"/}"
+	done
+	depmod -b "$base" "$kver"
+}
+
 # ixt_daemon COMMAND [ARG...]: exec COMMAND with no descriptor above 2 (in
 # a subshell: it replaces the shell that calls it),
 # for a process that outlives the command that started it (iscsid,

@@ -25,24 +25,13 @@ ixt_loaded && ixt_skip_all "iscsi_xt is already loaded"
 kver=$(uname -r)
 moddir=/lib/modules/$kver
 
-# Under emulation depmod's scan of the whole module tree takes minutes:
-# install into a tree that holds only what LIO's iSCSI modules and ours
-# need (the dependency closure of iscsi_target_mod, ib_isert and, for
-# iscsi_xt, libcrc32c with the crc32c algorithm it asks the crypto API
-# for, and the builtin lists), bind-mounted over the real one for the
-# duration of the test.
+# make install goes to a tree of its own (ixt_mini_modtree) that holds
+# what LIO's iSCSI modules and ours need: the dependency closure of
+# iscsi_target_mod, ib_isert and, for iscsi_xt, libcrc32c with the crc32c
+# algorithm it asks the crypto API for; bind-mounted over the real one
+# for the duration of the test.
 mini_tree() {
-	local base=$1 tree=$1$moddir f m
-
-	mkdir -p "$tree"
-	cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tree/"
-	for m in iscsi_target_mod ib_isert libcrc32c crc32c_generic; do
-		modprobe --ignore-install --show-depends "$m"
-	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do
-			mkdir -p "$(dirname "$tree/${f#"$moddir"/}")"
-			cp "$f" "$tree/${f#"$moddir"/}"
-		done
-	depmod -b "$base" "$kver"
+	ixt_mini_modtree "$1" iscsi_target_mod ib_isert libcrc32c crc32c_generic
 }
 
 installed() {
