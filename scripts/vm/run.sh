@@ -61,7 +61,8 @@ mkdir -p "$out"
 	echo "export IXT_ALLOC_FULL=$(printf %q "${IXT_ALLOC_FULL:-}")" \
 		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
 	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
-		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")"
+		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")" \
+		"IXT_SOAK_SEED=$(printf %q "${IXT_SOAK_SEED:-}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"
