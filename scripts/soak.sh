@@ -7,7 +7,9 @@
 # samples are.
 #
 #   scripts/soak.sh [DURATION]     (default 600; IXT_SOAK_SEED=N repeats
-#                                   a run's faults and gaps)
+#                                   a run's faults and gaps,
+#                                   IXT_SOAK_KINDS="K..." deals only the
+#                                   fault kinds K)
 #
 # The results are in build/vm/soak/: output.log (the KTAP verdict),
 # soak.tsv (the samples), faults.log (each fault with its time),

@@ -62,7 +62,8 @@ mkdir -p "$out"
 		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
 	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
 		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")" \
-		"IXT_SOAK_SEED=$(printf %q "${IXT_SOAK_SEED:-}")"
+		"IXT_SOAK_SEED=$(printf %q "${IXT_SOAK_SEED:-}")" \
+		"IXT_SOAK_KINDS=$(printf %q "${IXT_SOAK_KINDS:-}")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"

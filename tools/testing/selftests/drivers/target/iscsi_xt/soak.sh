@@ -18,7 +18,8 @@
 # One fault at a time, at random gaps (20 to 90 s; 10 to 30 s in a run
 # shorter than 1800 s, so that it sees every kind), the kinds dealt from
 # a shuffled deck so that each comes up as often as the others, seeded
-# ($IXT_SOAK_SEED, else random; printed):
+# ($IXT_SOAK_SEED, else random; printed); $IXT_SOAK_KINDS, a list of
+# kinds, deals only those:
 #   conn_cut       ss -K of one TCP connection, the initiator's or the
 #                  target's side: the session logs in again
 #   netem          20 s of 1% loss, 2 +- 1 ms delay, 10% reordered, 1%
@@ -95,6 +96,12 @@ dbg=/sys/kernel/debug/iscsi_xt
 owners=(iscsi_xt target_core_mod)
 kinds=(conn_cut netem blackhole tpg_toggle login_storm raw_death targetcli
 	backend_error lun_reset iscsid_death)
+# The deck: every kind, or those $IXT_SOAK_KINDS names (to chase one).
+read -ra dealt <<<"${IXT_SOAK_KINDS:-${kinds[*]}}"
+for k in "${dealt[@]}"; do
+	[[ " ${kinds[*]} " == *" $k "* ]] ||
+		ixt_skip_all "IXT_SOAK_KINDS: no fault $k (${kinds[*]})"
+done
 # The verified sessions: name, transport, backstore.
 names=(tcp-rd tcp-nb iser-rd iser-nb)
 declare -A transport=([tcp-rd]=tcp [tcp-nb]=tcp [iser-rd]=iser [iser-nb]=iser)
@@ -577,12 +584,12 @@ strike() {
 	echo - >"$IXT_WORK/fault_now"
 }
 
-# deal: the kinds in a random order, in $order.
+# deal: the kinds of the deck in a random order, in $order.
 order=()
 deal() {
 	local i j x
 
-	order=("${kinds[@]}")
+	order=("${dealt[@]}")
 	for ((i = ${#order[@]} - 1; i > 0; i--)); do
 		j=$((RANDOM % (i + 1)))
 		x=${order[i]} order[i]=${order[j]} order[j]=$x
@@ -597,7 +604,7 @@ results=${IXT_OUT:-$IXT_WORK}
 : >"$results/faults.log"
 head -c 4096 /dev/urandom >"$IXT_WORK/pattern"
 RANDOM=$seed
-ktap_print_msg "soak: $duration s, seed $seed (IXT_SOAK_SEED=$seed repeats the faults' order and gaps), gaps $gap_min-$gap_max s"
+ktap_print_msg "soak: $duration s, seed $seed (IXT_SOAK_SEED=$seed repeats the faults' order and gaps), gaps $gap_min-$gap_max s, faults: ${dealt[*]}"
 if [ -z "$iser" ]; then
 	ixt_target_load
 	owners+=(iscsi_xt_iser)
