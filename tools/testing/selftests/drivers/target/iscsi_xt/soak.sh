@@ -646,6 +646,8 @@ ixt_check "${#live[@]} verified sessions and the bad LUN's logged in ($(for n in
 for n in "${live[@]}"; do
 	fio_loop "$n" &
 	loop[$n]=$!
+	# Each loop takes its seeds in its subshell: the next, other ones.
+	ixt_fio_seed=$((ixt_fio_seed + 100000))
 done
 # Warm-up: each loop verified a run; then, the loops paused, the level
 # the end is compared with.
