@@ -22,6 +22,9 @@
 #   make fuzz-smoke    the same, FUZZ_SMOKE_TIME seconds each (5), as
 #                      make check runs it
 #   make demo          boot the VM and drive the module with targetcli
+#   make soak          fio write+verify on several sessions while faults
+#                      strike, DURATION seconds (600 by default), ending with
+#                      a verdict (scripts/soak.sh); not part of make check
 #   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
 #                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
 #
@@ -143,10 +146,16 @@ check-full:
 demo:
 	scripts/demo.sh
 
+DURATION	?= 600
+
+soak:
+	scripts/soak.sh $(DURATION)
+
 # iscsi_xt against LIO's target in one VM boot; BENCH_FLAGS=-q for a quick run,
 # BENCH_FLAGS="-t tcp", "-t iser" or "-t iwarp" for one transport (scripts/bench/bench.sh).
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup build-check \
-	checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check check-full demo bench
+	checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check check-full demo \
+	soak bench

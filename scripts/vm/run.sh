@@ -64,7 +64,9 @@ mkdir -p "$out"
 	echo "export IXT_ALLOC_FULL=$(printf %q "${IXT_ALLOC_FULL:-}")" \
 		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
 	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
-		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")"
+		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")" \
+		"IXT_SOAK_SEED=$(printf %q "${IXT_SOAK_SEED:-}")" \
+		"IXT_SOAK_KINDS=$(printf %q "${IXT_SOAK_KINDS:-}")"
 	echo "export IXT_TRANSPORTS=$(printf %q "${IXT_TRANSPORTS:-}")" \
 		"IXT_MUTATE_SECONDS=$(printf %q "${IXT_MUTATE_SECONDS:-}")" \
 		"IXT_MUTATE_SEED=$(printf %q "${IXT_MUTATE_SEED:-}")" \

@@ -67,36 +67,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# sg_read DISK LBA: READ(10) of 8 blocks at LBA of DISK, by sg_raw (its
-# output in $sg_out, the data in $IXT_WORK/read); sg_write DISK LBA FILE:
-# WRITE(10) of FILE's 4 KiB there. Each succeeds when the command got
-# GOOD.
-sg_cdb() {
-	printf '%s 00 %02x %02x %02x %02x 00 00 08 00' "$1" \
-		$(($2 >> 24 & 255)) $(($2 >> 16 & 255)) $(($2 >> 8 & 255)) $(($2 & 255))
-}
-
-sg_read() {
-	# shellcheck disable=SC2046 # the CDB's bytes are separate arguments
-	sg_out=$(sg_raw -v -r 4096 -o "$IXT_WORK/read" "$1" $(sg_cdb 28 "$2") 2>&1)
-}
-
-sg_write() {
-	# shellcheck disable=SC2046
-	sg_out=$(sg_raw -v -s 4096 -i "$3" "$1" $(sg_cdb 2a "$2") 2>&1)
-}
-
-# check_condition KEY ASC: $sg_out reports CHECK CONDITION with sense key
-# KEY ("Not Ready") and additional sense ASC ("Logical unit communication
-# failure"), as sg_raw decodes them.
-check_condition() {
-	grep -qi "status: check condition" <<<"$sg_out" &&
-		grep -qi "sense key: $1" <<<"$sg_out" &&
-		grep -qi "additional sense: $2" <<<"$sg_out" && return 0
-	ktap_print_msg "sg_raw: $(tr '\n' ' ' <<<"$sg_out" | cut -c1-400)"
-	return 1
-}
-
 # flaky MODE: dm-flakey's table over the loop device, down all the time
 # with MODE (error_writes, drop_writes), or linear for "up".
 flaky() {
@@ -196,34 +166,34 @@ faults() {
 	ixt_fio_loop_start "$d1"
 
 	ixt_check "$t: null_blk bad blocks: READ and WRITE get CHECK CONDITION, NOT READY, LOGICAL UNIT COMMUNICATION FAILURE" \
-		eval '! sg_read "$d0" $bad_lba &&
-		      check_condition "not ready" "logical unit communication failure" &&
-		      ! sg_write "$d0" $((bad_lba + 4)) "$IXT_WORK/pattern" &&
-		      check_condition "not ready" "logical unit communication failure"'
+		eval '! ixt_sg_read "$d0" $bad_lba &&
+		      ixt_check_condition "not ready" "logical unit communication failure" &&
+		      ! ixt_sg_write "$d0" $((bad_lba + 4)) "$IXT_WORK/pattern" &&
+		      ixt_check_condition "not ready" "logical unit communication failure"'
 	ixt_check "$t: null_blk: the blocks around the bad ones read and write" \
-		eval 'sg_write "$d0" $((bad_lba - 8)) "$IXT_WORK/pattern" &&
-		      sg_read "$d0" $((bad_lba - 8)) && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern" &&
-		      sg_write "$d0" $((bad_lba + 8)) "$IXT_WORK/pattern" &&
-		      sg_read "$d0" $((bad_lba + 8)) && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern"'
+		eval 'ixt_sg_write "$d0" $((bad_lba - 8)) "$IXT_WORK/pattern" &&
+		      ixt_sg_read "$d0" $((bad_lba - 8)) && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern" &&
+		      ixt_sg_write "$d0" $((bad_lba + 8)) "$IXT_WORK/pattern" &&
+		      ixt_sg_read "$d0" $((bad_lba + 8)) && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern"'
 
 	ixt_check "$t: dm-flakey error_writes: a write gets CHECK CONDITION, a read GOOD" \
-		eval 'sg_write "$d2" 64 "$IXT_WORK/zero" && flaky error_writes &&
-		      ! sg_write "$d2" 64 "$IXT_WORK/pattern" &&
-		      check_condition "not ready" "logical unit communication failure" &&
-		      sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/zero"'
+		eval 'ixt_sg_write "$d2" 64 "$IXT_WORK/zero" && flaky error_writes &&
+		      ! ixt_sg_write "$d2" 64 "$IXT_WORK/pattern" &&
+		      ixt_check_condition "not ready" "logical unit communication failure" &&
+		      ixt_sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/zero"'
 	ixt_check "$t: dm-flakey drop_writes: a write gets GOOD and never lands (only a read-back shows it)" \
-		eval 'flaky drop_writes && sg_write "$d2" 64 "$IXT_WORK/pattern" &&
-		      sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/zero"'
+		eval 'flaky drop_writes && ixt_sg_write "$d2" 64 "$IXT_WORK/pattern" &&
+		      ixt_sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/zero"'
 	ixt_check "$t: dm-flakey up again: the write lands" \
-		eval 'flaky up && sg_write "$d2" 64 "$IXT_WORK/pattern" &&
-		      sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern"'
+		eval 'flaky up && ixt_sg_write "$d2" 64 "$IXT_WORK/pattern" &&
+		      ixt_sg_read "$d2" 64 && cmp -s "$IXT_WORK/read" "$IXT_WORK/pattern"'
 
 	ixt_check "$t: pscsi over scsi_debug: CHECK CONDITION with the device's MEDIUM ERROR, UNRECOVERED READ ERROR" \
-		eval '! sg_read "$d3" $medium_lba &&
-		      check_condition "medium error" "unrecovered read error"'
+		eval '! ixt_sg_read "$d3" $medium_lba &&
+		      ixt_check_condition "medium error" "unrecovered read error"'
 	ixt_check "$t: iblock over scsi_debug: CHECK CONDITION with the core's NOT READY instead" \
-		eval '! sg_read "$d4" $medium_lba &&
-		      check_condition "not ready" "logical unit communication failure"'
+		eval '! ixt_sg_read "$d4" $medium_lba &&
+		      ixt_check_condition "not ready" "logical unit communication failure"'
 
 	ixt_check "$t: fio verified every run on LUN 1 meanwhile" ixt_fio_loop_end
 	ixt_check "$t: the session stayed up (same session id $sid)" \

@@ -1117,3 +1117,83 @@ ixt_owned_growth() {
 			exit g >= limit
 		}' "$1" "$2"
 }
+
+# A bad network for the TCP sessions. Initiator and target share the VM,
+# so a session's packets cross lo: ixt_netem OPTIONS... sends those of
+# port 3260 through a prio qdisc's band with netem OPTIONS (the rest of
+# lo's traffic through a plain band), or changes netem's OPTIONS when it
+# is there already; ixt_netem_off removes it. soft-RoCE loops its
+# packets inside the driver, where no qdisc sees them: iSER is immune.
+ixt_netem() {
+	if ! tc qdisc show dev lo | grep -q "qdisc netem 10:"; then
+		tc qdisc add dev lo root handle 1: prio bands 4 \
+			priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+		tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+			match ip sport 3260 0xffff flowid 1:4 &&
+		tc filter add dev lo parent 1: protocol ip prio 2 u32 \
+			match ip dport 3260 0xffff flowid 1:4 &&
+		tc qdisc add dev lo parent 1:4 handle 10: netem "$@"
+	else
+		tc qdisc change dev lo parent 1:4 handle 10: netem "$@"
+	fi
+}
+
+ixt_netem_off() {
+	tc qdisc del dev lo root 2>/dev/null
+}
+
+# ixt_netem_stat FIELD: netem's "dropped" or "sent ... pkt" count.
+ixt_netem_stat() {
+	tc -s qdisc show dev lo parent 1:4 | awk -v f="$1" '
+		/Sent/ { for (i = 1; i <= NF; i++) {
+			if (f == "pkt" && $(i + 1) == "pkt") print $i
+			if (f == "dropped" && $i == "(dropped") { sub(/,/, "", $(i + 1)); print $(i + 1) }
+		} }'
+}
+
+# ixt_sg_read DISK LBA: READ(10) of 8 blocks at LBA of DISK, by sg_raw
+# (SG_IO: no retries, the status and sense as the target sent them), its
+# output in $ixt_sg_out, the data in $IXT_WORK/read; ixt_sg_write DISK
+# LBA FILE: WRITE(10) of FILE's 4 KiB there. Each succeeds when the
+# command got GOOD.
+ixt_sg_out=
+ixt_sg_cdb() {
+	printf '%s 00 %02x %02x %02x %02x 00 00 08 00' "$1" \
+		$(($2 >> 24 & 255)) $(($2 >> 16 & 255)) $(($2 >> 8 & 255)) $(($2 & 255))
+}
+
+ixt_sg_read() {
+	# shellcheck disable=SC2046 # the CDB's bytes are separate arguments
+	ixt_sg_out=$(sg_raw -v -r 4096 -o "$IXT_WORK/read" "$1" $(ixt_sg_cdb 28 "$2") 2>&1)
+}
+
+ixt_sg_write() {
+	# shellcheck disable=SC2046
+	ixt_sg_out=$(sg_raw -v -s 4096 -i "$3" "$1" $(ixt_sg_cdb 2a "$2") 2>&1)
+}
+
+# ixt_check_condition KEY ASC: $ixt_sg_out reports CHECK CONDITION with
+# sense key KEY ("Not Ready") and additional sense ASC ("Logical unit
+# communication failure"), as sg_raw decodes them.
+ixt_check_condition() {
+	grep -qi "status: check condition" <<<"$ixt_sg_out" &&
+		grep -qi "sense key: $1" <<<"$ixt_sg_out" &&
+		grep -qi "additional sense: $2" <<<"$ixt_sg_out" && return 0
+	ktap_print_msg "sg_raw: $(tr '\n' ' ' <<<"$ixt_sg_out" | cut -c1-400)"
+	return 1
+}
+
+# ixt_chap_acl TPG NAME USER SECRET: an ACL of TPG for initiator NAME
+# with LUN 0 and one-way CHAP.
+ixt_chap_acl() {
+	local a=$1/acls/$2
+
+	mkdir -p "$a/lun_0" && ln -s "$1/lun/lun_0" "$a/lun_0/map" &&
+		echo "$3" >"$a/auth/userid" && echo "$4" >"$a/auth/password"
+}
+
+# ixt_iscsid_start: iscsid started (again), without the caller's
+# descriptors.
+ixt_iscsid_start() {
+	(ixt_daemon iscsid) </dev/null >/dev/null 2>&1
+}

@@ -32,15 +32,10 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 owners=(iscsi_xt target_core_mod)
 writer=
 
-# iscsid, started again.
-start_iscsid() {
-	(ixt_daemon iscsid) </dev/null >/dev/null 2>&1
-}
-
 # No iscsiadm call may hang the test (a session left in recovery).
 cleanup() {
 	[ -n "$writer" ] && kill "$writer" 2>/dev/null
-	pgrep -x iscsid >/dev/null || start_iscsid
+	pgrep -x iscsid >/dev/null || ixt_iscsid_start
 	timeout -k 5 30 iscsiadm -m session -u >/dev/null 2>&1
 	ixt_cleanup
 }
@@ -67,7 +62,7 @@ state() {
 # it (what it does for any session it finds at start), the LUN reads,
 # and the session logs out.
 relogin() {
-	start_iscsid
+	ixt_iscsid_start
 	if ! ixt_wait 60 eval '[ "$(state)" = LOGGED_IN ]'; then
 		ktap_print_msg "session state: $(state)"
 		return 1

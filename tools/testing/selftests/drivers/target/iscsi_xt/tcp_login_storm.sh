@@ -34,14 +34,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# acl NAME USER SECRET: an ACL for NAME with LUN 0 and one-way CHAP.
-acl() {
-	local a=$tpg/acls/$1
-
-	mkdir -p "$a/lun_0" && ln -s "$tpg/lun/lun_0" "$a/lun_0/map" &&
-		echo "$2" >"$a/auth/userid" && echo "$3" >"$a/auth/password"
-}
-
 # probe DISK: one 4 KiB direct read at a random offset every 0.1 s until
 # $IXT_WORK/stop exists; each read's time in ms, a line each.
 probe() {
@@ -64,8 +56,8 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 {
 	ixt_rd_lun0 "$tpg" "$rd" 16384 && mkdir "$tpg/np/$portal" &&
 		echo 1 >"$tpg/attrib/authentication" &&
-		acl "$IXT_INITIATOR" fio-user fio-secret-0123 &&
-		acl "$storm_ini" storm-user storm-secret-0123 &&
+		ixt_chap_acl "$tpg" "$IXT_INITIATOR" fio-user fio-secret-0123 &&
+		ixt_chap_acl "$tpg" "$storm_ini" storm-user storm-secret-0123 &&
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 

@@ -36,35 +36,10 @@ owners=(iscsi_xt target_core_mod)
 
 cleanup() {
 	ixt_fio_loop_stop
-	tc qdisc del dev lo root 2>/dev/null
+	ixt_netem_off
 	ixt_cleanup
 }
 trap cleanup EXIT
-
-# netem OPTIONS...: port 3260 on lo through netem with OPTIONS; the rest
-# of lo's traffic through a plain band.
-netem() {
-	if ! tc qdisc show dev lo | grep -q "qdisc netem 10:"; then
-		tc qdisc add dev lo root handle 1: prio bands 4 \
-			priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
-		tc filter add dev lo parent 1: protocol ip prio 1 u32 \
-			match ip sport 3260 0xffff flowid 1:4 &&
-		tc filter add dev lo parent 1: protocol ip prio 2 u32 \
-			match ip dport 3260 0xffff flowid 1:4 &&
-		tc qdisc add dev lo parent 1:4 handle 10: netem "$@"
-	else
-		tc qdisc change dev lo parent 1:4 handle 10: netem "$@"
-	fi
-}
-
-# netem_stat FIELD: netem's "dropped" or "sent ... pkt" count.
-netem_stat() {
-	tc -s qdisc show dev lo parent 1:4 | awk -v f="$1" '
-		/Sent/ { for (i = 1; i <= NF; i++) {
-			if (f == "pkt" && $(i + 1) == "pkt") print $i
-			if (f == "dropped" && $i == "(dropped") { sub(/,/, "", $(i + 1)); print $(i + 1) }
-		} }'
-}
 
 no_session() {
 	[ "$(cat "$acl/param/MaxBurstLength")" = "No Active iSCSI Session" ]
@@ -95,13 +70,13 @@ ixt_fio_loop_start "$d"
 ixt_writing "$d"
 
 ixt_check "lossy network: netem on port 3260 (1% loss, 2 +- 1 ms, 10% reordered, 1% duplicated)" \
-	netem delay 2ms 1ms loss 1% duplicate 1% reorder 10%
+	ixt_netem delay 2ms 1ms loss 1% duplicate 1% reorder 10%
 sleep 20
 ixt_check "... netem dropped packets, fio still writes" \
-	eval 'ktap_print_msg "netem: $(netem_stat pkt) packets, $(netem_stat dropped) dropped" &&
-	      [ "$(netem_stat dropped)" -gt 0 ] && ixt_writing "$d"'
+	eval 'ktap_print_msg "netem: $(ixt_netem_stat pkt) packets, $(ixt_netem_stat dropped) dropped" &&
+	      [ "$(ixt_netem_stat dropped)" -gt 0 ] && ixt_writing "$d"'
 
-ixt_check "black hole: every packet of port 3260 dropped" netem loss 100%
+ixt_check "black hole: every packet of port 3260 dropped" ixt_netem loss 100%
 t0=$SECONDS
 ixt_check "... the target's keepalive ends the session" \
 	eval 'ixt_wait 30 no_session &&
@@ -109,7 +84,7 @@ ixt_check "... the target's keepalive ends the session" \
 	      ktap_print_msg "session gone $((SECONDS - t0)) s into the hole"'
 ixt_check "... every cache line of its commands is back in the pool" \
 	ixt_pool_all_free
-tc qdisc del dev lo root
+ixt_netem_off
 ixt_check "the hole ends: open-iscsi logs in again" ixt_relogged "$tgt" 2
 ixt_check "fio verified every run meanwhile" ixt_fio_loop_end
 ixt_check "no I/O error reached the initiator" ixt_no_io_error
