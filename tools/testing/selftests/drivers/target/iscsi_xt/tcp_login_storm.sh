@@ -7,8 +7,9 @@
 # with CHAP 100 times, one session after another, each with a NOP and a
 # Logout. Every login succeeds, fio verifies every run, no read of the
 # prober waits longer than $stall_bound_ms (TCG makes a 4 KiB read take
-# tens of milliseconds; a storm holding a lock the session needs would
-# show as seconds), and afterwards the slab objects of the module and the
+# tens of milliseconds alone, and up to 2.6 s with four other VMs on the
+# host's two CPUs; a storm holding a lock the session needs for its
+# whole length would show as tens of seconds), and afterwards the slab objects of the module and the
 # target core are what they were before the storm.
 
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +25,7 @@ rd=$IXT_CFS/core/rd_mcp_87/ixt_storm
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 storm_ini=iqn.2026-11.org.example:ixt-storm
 storm=100
-stall_bound_ms=2000
+stall_bound_ms=5000
 owners=(iscsi_xt target_core_mod)
 
 cleanup() {
