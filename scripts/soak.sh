@@ -29,6 +29,11 @@ t0=$SECONDS
 "$top/scripts/setup.sh" "$build"
 make -s -C "$top" modules IXT_FAULT_INJECT=
 rc=0
+# 2 GiB are plenty (the soak's own use is some 600 MiB), and a QEMU that
+# has run for an hour is the largest process of a host that runs other
+# VMs besides: when memory runs short there, the kernel kills it first
+# (seen once, half an hour into an hour's soak, with 4 GiB).
+export IXT_VM_MEM=${IXT_VM_MEM:-2G}
 # Set-up, warm-up and the verdict take some 20 minutes at most in the
 # VM besides the faults' DURATION.
 IXT_SOAK_SECONDS=$duration IXT_KSFT_NAME=soak \

@@ -9,7 +9,7 @@
 #   -d          boot with the cheap debug options (SLUB debugging, KFENCE,
 #               init_on_free), as make check does
 #   -t SECONDS  kill the VM after this long (default 1200)
-#   -m MEM      guest memory (default 4G)
+#   -m MEM      guest memory (default $IXT_VM_MEM, else 4G)
 #   -n NAME     results folder name (default: the script's base name)
 #
 # SCRIPT runs as root in the guest with the repository as working
@@ -30,7 +30,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${IXT_BUILD:-$top/build}
 debug=
 timeout=1200
-mem=4G
+mem=${IXT_VM_MEM:-4G}
 name=
 
 while getopts "dt:m:n:" opt; do

@@ -456,7 +456,7 @@ fault_blackhole() {
 }
 
 fault_tpg_toggle() {
-	local n t acc rc
+	local n t acc rc ok=0
 
 	pick live
 	n=$picked
@@ -467,8 +467,15 @@ fault_tpg_toggle() {
 	say "tpg_toggle: $n's TPG disabled in $IXT_TOOK_MS ms"
 	sleep 3
 	echo 1 >"$(tpg_of "$n")/enable" || return 1
-	ixt_disabled_in_time $rc &&
-		ixt_wait 120 target_relogged "$t" "$acc"
+	ixt_disabled_in_time $rc ||
+		{ say "tpg_toggle: the disable did not return within 5 s"; ok=1; }
+	if ixt_wait 120 target_relogged "$t" "$acc"; then
+		say "tpg_toggle: $n logged in again"
+	else
+		say "tpg_toggle: $n did not log in again within 120 s"
+		ok=1
+	fi
+	return $ok
 }
 
 fault_login_storm() {
