@@ -118,21 +118,6 @@ dump() {
 		sed -E 's#(/target/core/[a-z_]+_)[0-9]+/#\1N/#' >"$1"
 }
 
-# A saved configuration in a canonical order (rtslib lists objects in
-# directory order, which a restore may change), without the random names
-# rtslib gives LUN links.
-canon() {
-	python3 -c '
-import json, sys
-def c(x):
-    if isinstance(x, dict):
-        return {k: c(v) for k, v in x.items() if k != "alias"}
-    if isinstance(x, list):
-        return sorted((c(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True))
-    return x
-print(json.dumps(c(json.load(open(sys.argv[1]))), sort_keys=True, indent=1))' "$1"
-}
-
 # What the boot unit's targetctl restore did, from nothing of the target
 # loaded ($unloaded): status $rc, iscsi_xt loaded (iscsi_xt_iser too, for
 # the iSER portal) and not LIO, the TPG back.
@@ -274,8 +259,8 @@ dump "$work/after.tree"
 ixt_check "the restored configfs tree is the one saved" \
 	same "$work/before.tree" "$work/after.tree"
 targetctl save "$work/resaved.json" >/dev/null 2>&1
-canon "$work/saved.json" >"$work/saved.canon"
-canon "$work/resaved.json" >"$work/resaved.canon"
+ixt_saveconfig_canon "$work/saved.json" >"$work/saved.canon"
+ixt_saveconfig_canon "$work/resaved.json" >"$work/resaved.canon"
 ixt_check "the configuration saved again is the same" \
 	same "$work/saved.canon" "$work/resaved.canon"
 

@@ -335,6 +335,38 @@ ixt_mini_modtree() {
 	depmod -b "$base" "$kver"
 }
 
+# ixt_sessions_gone SECONDS: within SECONDS the module lists no session
+# (its debugfs "sessions" file only its header); prints those left
+# otherwise.
+ixt_sessions_gone() {
+	local f=/sys/kernel/debug/iscsi_xt/sessions
+
+	ixt_wait "$1" eval '[ "$(wc -l <"$f")" -eq 1 ]' && return 0
+	ktap_print_msg "sessions left: $(tail -n +2 "$f" | tr '\n' ';')"
+	return 1
+}
+
+# ixt_saveconfig_canon FILE [FABRIC]: the configuration targetcli saved
+# in FILE (or only FABRIC's targets and fabric module) in a canonical
+# order: keys and lists sorted (rtslib lists TPGs, LUNs and ACLs in
+# directory order, which a restore may change), without the LUN aliases
+# (random names rtslib gives the links).
+ixt_saveconfig_canon() {
+	python3 -c '
+import json, sys
+def canon(x):
+    if isinstance(x, dict):
+        return {k: canon(v) for k, v in x.items() if k != "alias"}
+    if isinstance(x, list):
+        return sorted((canon(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True))
+    return x
+cfg = json.load(open(sys.argv[1]))
+if len(sys.argv) > 2:
+    cfg = {"targets": [t for t in cfg.get("targets", []) if t.get("fabric") == sys.argv[2]],
+           "fabric_modules": [f for f in cfg.get("fabric_modules", []) if f.get("name") == sys.argv[2]]}
+print(json.dumps(canon(cfg), sort_keys=True, indent=1))' "$@"
+}
+
 # ixt_daemon COMMAND [ARG...]: exec COMMAND with no descriptor above 2 (in
 # a subshell: it replaces the shell that calls it),
 # for a process that outlives the command that started it (iscsid,

@@ -117,17 +117,6 @@ fuzz() {
 	[ "$rc" -eq 0 ]
 }
 
-# No session of the module left: debugfs lists only its header.
-no_session() {
-	[ "$(wc -l </sys/kernel/debug/iscsi_xt/sessions)" -eq 1 ]
-}
-
-no_session_soon() {
-	ixt_wait 30 no_session && return 0
-	ktap_print_msg "sessions: $(tr '\n' ' ' </sys/kernel/debug/iscsi_xt/sessions)"
-	return 1
-}
-
 # run TRANSPORT: the guard pattern, the fuzzer, and the checks.
 run() {
 	local t=$1 iface=${1/tcp/default}
@@ -143,7 +132,7 @@ run() {
 	logout "$iface"
 	ixt_check "$t: the fuzzer ran ${seconds} s (seed $seed) without breaking" \
 		fuzz "$t"
-	ixt_check "$t: no session left in the module within 30 s" no_session_soon
+	ixt_check "$t: no session left in the module within 30 s" ixt_sessions_gone 30
 	ixt_check "$t: every cache line is back in the pool" ixt_pool_all_free
 	ixt_check "$t: open-iscsi logs in again" login "$iface"
 	ixt_check "$t: the LUN outside the fuzzer's blocks is unchanged" \

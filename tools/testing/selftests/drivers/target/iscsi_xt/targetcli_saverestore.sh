@@ -75,26 +75,6 @@ same() {
 	[ ! -s "$work/diff" ]
 }
 
-# The saved file as rtslib wrote it, iscsi part only, in a canonical
-# order: keys and lists sorted (rtslib lists TPGs, LUNs and ACLs in
-# directory order, which restoring may change), LUN aliases (random
-# names rtslib gives the links) left out.
-saved_iscsi() {
-	python3 -c '
-import json, sys
-def canon(x):
-    if isinstance(x, dict):
-        return {k: canon(v) for k, v in x.items() if k != "alias"}
-    if isinstance(x, list):
-        return sorted((canon(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True))
-    return x
-cfg = json.load(open(sys.argv[1]))
-targets = [t for t in cfg.get("targets", []) if t.get("fabric") == "iscsi"]
-fabrics = [f for f in cfg.get("fabric_modules", []) if f.get("name") == "iscsi"]
-print(json.dumps(canon({"targets": targets, "fabric_modules": fabrics}),
-                 sort_keys=True, indent=1))' "$1"
-}
-
 # What rtslib saved for ACL ini1: no "parameters" (param/ is read-only),
 # no unset mutual credentials, and the values set.
 saved_as_lio() {
@@ -166,8 +146,8 @@ ixt_check "clearconfig removes every target" \
 dump "$work/after.tree"
 ixt_check "restoreconfig brings the same configfs tree back" \
 	same "$work/before.tree" "$work/after.tree"
-saved_iscsi "$work/saved.json" >"$work/saved.iscsi"
-saved_iscsi "$work/resaved.json" >"$work/resaved.iscsi"
+ixt_saveconfig_canon "$work/saved.json" iscsi >"$work/saved.iscsi"
+ixt_saveconfig_canon "$work/resaved.json" iscsi >"$work/resaved.iscsi"
 ixt_check "the configuration saved again is the same" \
 	same "$work/saved.iscsi" "$work/resaved.iscsi"
 

@@ -52,7 +52,6 @@ secret=churn-secret-0123
 keep_mib=32		# where each round reads the last one's data back
 transports=${IXT_TRANSPORTS:-tcp iser}
 kinds=(LUN ACL portal TPG)
-sessions=/sys/kernel/debug/iscsi_xt/sessions
 owners=(iscsi_xt target_core_mod)
 per_round=6
 
@@ -182,11 +181,6 @@ not_corrupt() {
 	return 1
 }
 
-# no_session: the module lists no session.
-no_session() {
-	[ "$(wc -l <"$sessions")" -eq 1 ]
-}
-
 # teardown IFACE: the initiator logs out (or gives up a failed session),
 # targetcli deletes the target, and the module holds no session and no
 # cache line.
@@ -195,8 +189,7 @@ teardown() {
 		--logout >/dev/null 2>&1
 	ixt_node "$1" "$tgt" "$portal" -o delete
 	ixt_tcli_do 30 "/iscsi delete $tgt" && [ ! -d "$IXT_FABRIC/$tgt" ] &&
-		{ ixt_wait 15 no_session ||
-		  { ktap_print_msg "sessions: $(tail -n +2 "$sessions" | tr '\n' ';')"; false; }; } &&
+		ixt_sessions_gone 15 &&
 		ixt_wait 10 ixt_pool_all_free
 }
 
