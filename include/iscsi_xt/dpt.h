@@ -3,8 +3,10 @@
  * iscsi_xt: the data-pointer table of one command. Its buffer is an ordered
  * list of fixed-size cache lines, the first used from some offset on; the
  * table cuts it into entries, one contiguous piece of one line each, hands
- * out one R2T per solicited entry with the entry's index in the Target
- * Transfer Tag, and places every Data-Out in O(1) from that tag.
+ * out one R2T per run of solicited entries (a burst of up to
+ * MaxBurstLength bytes) with the index of the run's first entry in the
+ * Target Transfer Tag, and places every Data-Out in O(1) from that tag and
+ * its Buffer Offset.
  *
  * Pure code: no allocation, locking, I/O or logging. The caller owns the
  * lines (the cache-line pool), the entry array, the byte-range tracker of
@@ -47,7 +49,8 @@ struct ixt_ranges;
 /*
  * Room the split must leave: a command table of 4096 commands (well above
  * any CmdSN window we advertise), and a 32 MiB command in 4 KiB lines, its
- * first one partly used, with MaxBurstLength at least one line.
+ * first one partly used, with MaxBurstLength at least one line: an entry
+ * for each line, and one more for each burst that starts inside a line.
  */
 #define IXT_DPT_ROOM_SLOTS		4096
 #define IXT_DPT_ROOM_XFER		(32U << 20)
@@ -55,7 +58,7 @@ struct ixt_ranges;
 static_assert(IXT_DPT_TTT_SLOT_BITS + IXT_DPT_TTT_ENTRY_BITS == 32);
 static_assert(IXT_DPT_MAX_SLOTS >= IXT_DPT_ROOM_SLOTS);
 static_assert(IXT_DPT_MAX_ENTRIES >=
-	      (IXT_DPT_ROOM_XFER >> IXT_DPT_MIN_LINE_SHIFT) + 1);
+	      2 * ((IXT_DPT_ROOM_XFER >> IXT_DPT_MIN_LINE_SHIFT) + 1));
 static_assert(((IXT_DPT_TTT_ENTRY_MASK << IXT_DPT_TTT_SLOT_BITS) |
 	       (IXT_DPT_MAX_SLOTS - 1)) != IXT_DPT_TTT_RESERVED);
 
@@ -79,7 +82,8 @@ struct ixt_dpt_line {
  * @unsol_len: bytes [0, @unsol_len) arrive unsolicited (immediate data
  *	and unsolicited Data-Out, see ixt_dpt_unsol_len()); the rest is
  *	solicited by R2Ts. Set it to @xfer_len for a read.
- * @max_burst: MaxBurstLength: the most one R2T solicits; not 0.
+ * @max_burst: MaxBurstLength: what one R2T solicits (the last one of a
+ *	command may ask for less); not 0.
  * @max_r2t: MaxOutstandingR2T: the most R2Ts not yet fully answered; not 0.
  * @slot: the command's slot in the caller's command table, below
  *	%IXT_DPT_MAX_SLOTS: the low bits of its Target Transfer Tags.
@@ -127,8 +131,10 @@ struct ixt_dpt_entry {
  * @lines: the command's cache lines, in buffer order.
  * @entries: the pieces, in buffer order, covering [0, @xfer_len) exactly
  *	once. Entries below @first_r2t hold unsolicited data and are cut at
- *	line boundaries only; the others are cut at line boundaries and
- *	every @max_burst bytes into a line, one R2T each.
+ *	line boundaries only, one per line; the others are cut at line
+ *	boundaries and every @max_burst bytes from @unsol_len on. The
+ *	entries between two such burst boundaries are a run, which one R2T
+ *	solicits.
  * @ranges: the bytes received so far, for DataPDUInOrder=No; %NULL with
  *	DataPDUInOrder=Yes.
  * @nr_lines: number of @lines.
@@ -139,11 +145,10 @@ struct ixt_dpt_entry {
  * @received: bytes received so far, unsolicited and solicited.
  * @unsol_received: unsolicited bytes received so far; with
  *	DataPDUInOrder=Yes, all from offset 0.
- * @unsol_entry: with DataPDUInOrder=Yes, the entry that holds the next
- *	unsolicited byte.
+ * @max_burst: MaxBurstLength: the length of each run but the last.
  * @first_r2t: index of the first solicited entry; @nr_entries if none.
- * @next_r2t: index of the entry the next R2T solicits.
- * @outstanding: R2Ts sent whose entries are not complete yet.
+ * @next_r2t: index of the first entry of the run the next R2T solicits.
+ * @outstanding: R2Ts sent whose runs are not complete yet.
  * @max_r2t: the most R2Ts that may be outstanding.
  * @slot: the command's slot, in every Target Transfer Tag.
  * @ttt_base: added to entry indexes in Target Transfer Tags.
@@ -162,7 +167,7 @@ struct ixt_dpt {
 	u32 unsol_len;
 	u32 received;
 	u32 unsol_received;
-	u32 unsol_entry;
+	u32 max_burst;
 	u32 first_r2t;
 	u32 next_r2t;
 	u32 outstanding;
@@ -176,8 +181,8 @@ struct ixt_dpt {
  * struct ixt_dpt_r2t - what one R2T asks for (figure 9B)
  * @ttt: Target Transfer Tag, never %IXT_DPT_TTT_RESERVED.
  * @offset: Buffer Offset.
- * @length: Desired Data Transfer Length.
- * @entry: index of the entry it solicits.
+ * @length: Desired Data Transfer Length, at most MaxBurstLength.
+ * @entry: index of the first entry of the run it solicits.
  */
 struct ixt_dpt_r2t {
 	u32 ttt;
@@ -191,12 +196,15 @@ struct ixt_dpt_r2t {
  * @addr: data pointer of the byte at @offset.
  * @offset: buffer offset of the data's first byte.
  * @len: bytes of data.
- * @contig: bytes from @addr on in the same line, at most @len. Solicited
- *	data lies in one line (@contig == @len); unsolicited data may cross
- *	lines: ixt_dpt_iter_init() on @offset and @len gives all its pieces.
+ * @contig: bytes from @addr on in the same line, at most @len. The data
+ *	may cross lines: ixt_dpt_iter_init() on @offset and @len gives all
+ *	its pieces.
  * @line: index of the line that holds the byte at @offset.
  * @line_off: offset of that byte in its line.
  * @entry: index of the entry that holds the byte at @offset.
+ * @run: for solicited data, index of the first entry of the run of the
+ *	R2T it answers (the R2T's name, e.g. for counting its DataSN); 0
+ *	for unsolicited data.
  * @solicited: the data answers an R2T.
  */
 struct ixt_dpt_place {
@@ -207,6 +215,7 @@ struct ixt_dpt_place {
 	u32 line;
 	u32 line_off;
 	u32 entry;
+	u32 run;
 	bool solicited;
 };
 

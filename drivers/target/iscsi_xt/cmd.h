@@ -79,7 +79,8 @@ struct ixt_cmd_bidi {
  * @place: where the Data-Out PDU being received goes (receive path).
  * @lines: the cache lines of the buffer, from the pool.
  * @nr_lines: number of @lines; 0 for a command without data.
- * @datasn: DataSN each solicited entry of @dpt expects next.
+ * @datasn: DataSN each R2T expects next, by the first entry of its run
+ *	in @dpt.
  * @sgl: the buffer as the target core sees it.
  * @sg_nents: number of @sgl.
  * @bvec: the buffer as the transports see it: one bvec per line, the

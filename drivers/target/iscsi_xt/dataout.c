@@ -246,9 +246,10 @@ out_put:
  * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
  * @cmd: a write the target core waits for.
  *
- * Each R2T asks for one entry of the data-pointer table: one piece of
- * one cache line, at most MaxBurstLength bytes. Over RDMA, the transport
- * fetches all of them at once instead.
+ * Each R2T asks for a run of entries of the data-pointer table: a burst
+ * of MaxBurstLength bytes (the last one may be shorter) over the cache
+ * lines it touches. Over RDMA, the transport fetches all of them at once
+ * instead.
  *
  * Context: Process context (the connection's receive path).
  */
@@ -318,7 +319,7 @@ static int ixt_dataout_place(struct ixt_conn *conn,
 	if (!cmd || cmd->itt != hdr->itt)
 		return -EPROTO;
 	ret = ixt_dpt_place(&cmd->dpt, ttt, offset, len, final, &cmd->place);
-	if (!ret && datasn != cmd->datasn[cmd->place.entry])
+	if (!ret && datasn != cmd->datasn[cmd->place.run])
 		ret = -EPROTO;
 	return ret;
 }
@@ -387,7 +388,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct ixt_cmd *cmd = pdu->cmd;
 	bool solicited = cmd->place.solicited;
-	u32 entry = cmd->place.entry;
+	u32 run = cmd->place.run;
 
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
@@ -398,7 +399,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return;
 	}
 	if (solicited) {
-		cmd->datasn[entry]++;
+		cmd->datasn[run]++;
 		ixt_dataout_track(cmd);
 	} else {
 		cmd->unsol_datasn++;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iscsi_xt: the data-pointer table: a command's buffer as pieces of cache
- * lines, the R2Ts that solicit them one piece each, and the checks that
- * place every byte an initiator sends inside its piece or refuse it.
+ * lines, the R2Ts that solicit them a run of pieces each, and the checks
+ * that place every byte an initiator sends inside its pieces or refuse it.
  *
  * Pure code (see dpt.h): errors are returned, never logged.
  */
@@ -73,18 +73,23 @@ static int ixt_dpt_check_geom(const struct ixt_dpt_geom *g)
 /*
  * Bytes of the next entry at buffer offset @off, @line_off into its line:
  * up to the end of the line, not across the unsolicited/solicited border,
- * and at most MaxBurstLength when solicited.
+ * and, when solicited, not across the end of its burst: the bursts are
+ * MaxBurstLength each from the border on, one R2T each.
  */
 static u32 ixt_dpt_entry_len(const struct ixt_dpt_geom *g, u32 off,
 			     u64 line_off)
 {
 	u64 len = BIT_ULL(g->line_shift) - line_off;
 	u32 border = off < g->unsol_len ? g->unsol_len : g->xfer_len;
+	u32 burst_left;
 
 	if (len > border - off)
 		len = border - off;
-	if (off >= g->unsol_len && len > g->max_burst)
-		len = g->max_burst;
+	if (off >= g->unsol_len) {
+		burst_left = g->max_burst - (off - g->unsol_len) % g->max_burst;
+		if (len > burst_left)
+			len = burst_left;
+	}
 	return len;
 }
 
@@ -204,6 +209,7 @@ int ixt_dpt_init(struct ixt_dpt *t, const struct ixt_dpt_geom *g,
 		.xfer_len = g->xfer_len,
 		.first_off = g->first_off,
 		.unsol_len = g->unsol_len,
+		.max_burst = g->max_burst,
 		.max_r2t = g->max_r2t,
 		.slot = g->slot,
 		.ttt_base = g->ttt_base,
@@ -247,39 +253,6 @@ int ixt_dpt_ttt_slot(u32 ttt, u32 nr_slots, u32 *slot)
 	return 0;
 }
 
-/**
- * ixt_dpt_next_r2t() - the next R2T of a command
- * @t: the table.
- * @r2t: where to store the R2T. Left alone on error.
- *
- * R2Ts solicit the entries from @t->first_r2t on, in buffer order, one
- * entry each, so that each covers one piece of one line and at most
- * MaxBurstLength bytes. At most MaxOutstandingR2T of them are outstanding:
- * an R2T stops being so when its last byte is committed. Call it again
- * after each commit that completes an entry.
- *
- * Context: Any context.
- * Return: 0 with @r2t filled in, -EAGAIN if MaxOutstandingR2T R2Ts are
- * outstanding, or -ENODATA if every entry has been solicited.
- */
-int ixt_dpt_next_r2t(struct ixt_dpt *t, struct ixt_dpt_r2t *r2t)
-{
-	const struct ixt_dpt_entry *e;
-
-	if (t->next_r2t >= t->nr_entries)
-		return -ENODATA;
-	if (t->outstanding >= t->max_r2t)
-		return -EAGAIN;
-	e = &t->entries[t->next_r2t];
-	r2t->ttt = ixt_dpt_ttt(t, t->next_r2t);
-	r2t->offset = e->offset;
-	r2t->length = e->length;
-	r2t->entry = t->next_r2t;
-	t->next_r2t++;
-	t->outstanding++;
-	return 0;
-}
-
 /* Where the byte at buffer offset @offset lies; @offset < @t->xfer_len. */
 static void ixt_dpt_locate(const struct ixt_dpt *t, u32 offset,
 			   struct ixt_dpt_piece *pc)
@@ -292,6 +265,59 @@ static void ixt_dpt_locate(const struct ixt_dpt *t, u32 offset,
 	pc->addr = t->lines[pc->line].addr + pc->line_off;
 }
 
+/* Index of the line that holds the byte at buffer offset @offset. */
+static u32 ixt_dpt_line_of(const struct ixt_dpt *t, u32 offset)
+{
+	return ((u64)t->first_off + offset) >> t->line_shift;
+}
+
+/*
+ * End of the burst that starts at solicited offset @start: MaxBurstLength
+ * on, or the end of the buffer.
+ */
+static u32 ixt_dpt_run_end(const struct ixt_dpt *t, u32 start)
+{
+	u64 end = (u64)start + t->max_burst;
+
+	return end < t->xfer_len ? end : t->xfer_len;
+}
+
+/**
+ * ixt_dpt_next_r2t() - the next R2T of a command
+ * @t: the table.
+ * @r2t: where to store the R2T. Left alone on error.
+ *
+ * R2Ts solicit the entries from @t->first_r2t on, in buffer order, a run
+ * of entries each: one burst of MaxBurstLength bytes (the last one
+ * shorter), over as many lines as it touches. At most MaxOutstandingR2T of
+ * them are outstanding: an R2T stops being so when the last byte of its
+ * run is committed. Call it again after each commit that completes a run.
+ *
+ * Context: Any context.
+ * Return: 0 with @r2t filled in, -EAGAIN if MaxOutstandingR2T R2Ts are
+ * outstanding, or -ENODATA if every entry has been solicited.
+ */
+int ixt_dpt_next_r2t(struct ixt_dpt *t, struct ixt_dpt_r2t *r2t)
+{
+	const struct ixt_dpt_entry *e;
+	u32 end;
+
+	if (t->next_r2t >= t->nr_entries)
+		return -ENODATA;
+	if (t->outstanding >= t->max_r2t)
+		return -EAGAIN;
+	e = &t->entries[t->next_r2t];
+	end = ixt_dpt_run_end(t, e->offset);
+	r2t->ttt = ixt_dpt_ttt(t, t->next_r2t);
+	r2t->offset = e->offset;
+	r2t->length = end - e->offset;
+	r2t->entry = t->next_r2t;
+	/* Inside a run, entries are cut at line boundaries only. */
+	t->next_r2t += ixt_dpt_line_of(t, end - 1) - e->line + 1;
+	t->outstanding++;
+	return 0;
+}
+
 /* Whether none of [@offset, @offset + @len) has arrived yet (out of order). */
 static bool ixt_dpt_fresh(const struct ixt_dpt *t, u32 offset, u32 len)
 {
@@ -301,20 +327,20 @@ static bool ixt_dpt_fresh(const struct ixt_dpt *t, u32 offset, u32 len)
 	       hole == offset && hole_len >= len;
 }
 
-/* Index of the entry that holds the byte at @offset < @t->xfer_len. */
-static u32 ixt_dpt_find(const struct ixt_dpt *t, u32 offset)
+/*
+ * Whether every byte of [@start, @run_end) has arrived but for
+ * [@offset, @end), out of order; @start <= @offset < @end <= @run_end.
+ */
+static bool ixt_dpt_fills_run(const struct ixt_dpt *t, u32 start,
+			      u32 run_end, u32 offset, u32 end)
 {
-	u32 lo = 0, hi = t->nr_entries;
+	u32 hole, hole_len;
 
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (t->entries[mid].offset > offset)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return lo;
+	if (!ixt_ranges_hole(t->ranges, start, &hole, &hole_len) ||
+	    hole != offset)
+		return false;
+	return !ixt_ranges_hole(t->ranges, end, &hole, &hole_len) ||
+	       hole >= run_end;
 }
 
 /**
@@ -326,54 +352,72 @@ static u32 ixt_dpt_find(const struct ixt_dpt *t, u32 offset)
  * @final: its F bit.
  * @p: where to store the placement. Left alone on error.
  *
- * The entry comes straight from the tag. The data must lie inside that
- * entry, be the next bytes of it (DataPDUInOrder=Yes) or bytes of it not
- * received yet (DataPDUInOrder=No), and complete it exactly when @final is
- * set: the F bit marks the last PDU sent for the R2T, and one connection
- * delivers it last. Nothing changes until ixt_dpt_commit(): the caller
- * receives the @len bytes at @p->addr, then commits them.
+ * The run comes straight from the tag, and the entry of @offset from the
+ * run's first entry and the lines between them: O(1). The data must lie
+ * inside that run, be the next bytes of it (DataPDUInOrder=Yes) or bytes
+ * of it not received yet (DataPDUInOrder=No), and complete it exactly
+ * when @final is set: the F bit marks the last PDU sent for the R2T, and
+ * one connection delivers it last. It may cross lines: @p->contig bytes
+ * go to @p->addr, and ixt_dpt_iter_init() on @offset and @len walks all
+ * the pieces. Nothing changes until ixt_dpt_commit(): the caller receives
+ * the @len bytes, then commits them.
  *
  * Context: Any context.
- * Return: 0, or -EPROTO if the tag names another slot, an entry that is
- * not solicited by an R2T sent so far, or the data is empty, out of order,
- * outside the entry, a duplicate, or its F bit is wrong.
+ * Return: 0, or -EPROTO if the tag names another slot, not the first
+ * entry of a run solicited by an R2T sent so far, or the data is empty,
+ * out of order, outside the run, a duplicate, or its F bit is wrong.
  */
 int ixt_dpt_place(const struct ixt_dpt *t, u32 ttt, u32 offset, u32 len,
 		  bool final, struct ixt_dpt_place *p)
 {
-	const struct ixt_dpt_entry *e;
+	const struct ixt_dpt_entry *r, *e;
 	struct ixt_dpt_piece pc;
-	u32 idx, end, entry_end;
+	u32 run, idx, end, run_end;
+	u64 room;
 	bool last;
 
 	if ((ttt & IXT_DPT_TTT_SLOT_MASK) != t->slot)
 		return -EPROTO;
-	idx = ((ttt >> IXT_DPT_TTT_SLOT_BITS) - t->ttt_base) &
+	run = ((ttt >> IXT_DPT_TTT_SLOT_BITS) - t->ttt_base) &
 	      IXT_DPT_TTT_ENTRY_MASK;
-	if (idx < t->first_r2t || idx >= t->next_r2t)
+	if (run < t->first_r2t || run >= t->next_r2t)
 		return -EPROTO;
-	e = &t->entries[idx];
-	entry_end = e->offset + e->length;
+	r = &t->entries[run];
+	if ((r->offset - t->unsol_len) % t->max_burst)
+		return -EPROTO;
+	run_end = ixt_dpt_run_end(t, r->offset);
 	if (!len || check_add_overflow(offset, len, &end))
 		return -EPROTO;
-	if (offset < e->offset || end > entry_end)
+	if (offset < r->offset || end > run_end)
 		return -EPROTO;
-	if (t->ranges ? !ixt_dpt_fresh(t, offset, len) :
-	    offset != e->offset + e->received)
-		return -EPROTO;
-	last = e->received + len == e->length;
+	ixt_dpt_locate(t, offset, &pc);
+	idx = run + pc.line - r->line;
+	e = &t->entries[idx];
+	if (t->ranges) {
+		if (!ixt_dpt_fresh(t, offset, len))
+			return -EPROTO;
+		last = ixt_dpt_fills_run(t, r->offset, run_end, offset, end);
+	} else {
+		/* The entries of the run before this one are full. */
+		if (offset != e->offset + e->received ||
+		    (idx > run && !e->received &&
+		     e[-1].received != e[-1].length))
+			return -EPROTO;
+		last = end == run_end;
+	}
 	if (final != last)
 		return -EPROTO;
 
-	ixt_dpt_locate(t, offset, &pc);
+	room = BIT_ULL(t->line_shift) - pc.line_off;
 	*p = (struct ixt_dpt_place) {
 		.addr = pc.addr,
 		.offset = offset,
 		.len = len,
-		.contig = len,
+		.contig = room < len ? room : len,
 		.line = pc.line,
 		.line_off = pc.line_off,
 		.entry = idx,
+		.run = run,
 		.solicited = true,
 	};
 	return 0;
@@ -391,10 +435,9 @@ int ixt_dpt_place(const struct ixt_dpt *t, u32 ttt, u32 offset, u32 len,
  * Immediate data and unsolicited Data-Out PDUs (tag %IXT_DPT_TTT_RESERVED)
  * fill [0, @t->unsol_len): in order with DataPDUInOrder=Yes, each byte
  * once in any order with No, the last PDU sent with @final set. The data
- * may cross lines: @p->contig bytes go to @p->addr, and
- * ixt_dpt_iter_init() on @offset and @len walks all the pieces. As for
- * ixt_dpt_place(), ixt_dpt_commit() follows. With DataPDUInOrder=No the
- * entry of @offset is found by binary search: O(log entries).
+ * may cross lines, as for ixt_dpt_place(), and ixt_dpt_commit() follows.
+ * The unsolicited entries are one per line, so the line of @offset is its
+ * entry: O(1).
  *
  * Context: Any context.
  * Return: 0, or -EPROTO if the data is empty, out of order, beyond the
@@ -428,9 +471,53 @@ int ixt_dpt_place_unsol(const struct ixt_dpt *t, u32 offset, u32 len,
 		.contig = room < len ? room : len,
 		.line = pc.line,
 		.line_off = pc.line_off,
-		.entry = t->ranges ? ixt_dpt_find(t, offset) : t->unsol_entry,
+		.entry = pc.line,
 		.solicited = false,
 	};
+	return 0;
+}
+
+/* Counts @len bytes from buffer offset @pos on into @e and the entries after. */
+static void ixt_dpt_fill(struct ixt_dpt_entry *e, u32 pos, u32 len)
+{
+	for (;;) {
+		u32 n = e->offset + e->length - pos;
+
+		if (n > len)
+			n = len;
+		e->received += n;
+		pos += n;
+		len -= n;
+		if (!len)
+			return;
+		e++;
+	}
+}
+
+/*
+ * Checks that a placement is one ixt_dpt_place() or ixt_dpt_place_unsol()
+ * could have given, and returns the end of the bytes it may fill: its run,
+ * or the unsolicited data.
+ */
+static int ixt_dpt_check_place(const struct ixt_dpt *t,
+			       const struct ixt_dpt_place *p, u32 *limit)
+{
+	const struct ixt_dpt_entry *e;
+	bool solicited = p->entry >= t->first_r2t;
+
+	if (p->entry >= t->nr_entries || p->solicited != solicited || !p->len)
+		return -EINVAL;
+	e = &t->entries[p->entry];
+	if (p->offset - e->offset >= e->length)
+		return -EINVAL;
+	if (!solicited) {
+		*limit = t->unsol_len;
+		return 0;
+	}
+	if (p->run < t->first_r2t || p->run >= t->next_r2t ||
+	    p->run > p->entry)
+		return -EINVAL;
+	*limit = ixt_dpt_run_end(t, t->entries[p->run].offset);
 	return 0;
 }
 
@@ -441,7 +528,7 @@ int ixt_dpt_place_unsol(const struct ixt_dpt *t, u32 offset, u32 len,
  *	with nothing committed on @t since.
  *
  * Counts the bytes in their entries (and, with DataPDUInOrder=No, in the
- * byte-range tracker). When a solicited entry is complete, its R2T stops
+ * byte-range tracker). When a solicited run is complete, its R2T stops
  * being outstanding: ixt_dpt_next_r2t() may give the next.
  *
  * Context: Any context.
@@ -452,60 +539,42 @@ int ixt_dpt_place_unsol(const struct ixt_dpt *t, u32 offset, u32 len,
  */
 int ixt_dpt_commit(struct ixt_dpt *t, const struct ixt_dpt_place *p)
 {
-	bool solicited = p->entry >= t->first_r2t;
-	u32 left = p->len, pos = p->offset, next;
 	struct ixt_dpt_entry *e;
+	u32 limit, end, hole, hole_len;
+	bool done;
 	int ret;
 
-	if (WARN_ON_ONCE(p->entry >= t->nr_entries ||
-			 p->solicited != solicited))
+	if (WARN_ON_ONCE(ixt_dpt_check_place(t, p, &limit)))
 		return -EINVAL;
 	e = &t->entries[p->entry];
-	if (WARN_ON_ONCE(!p->len || p->offset - e->offset >= e->length))
+	if (WARN_ON_ONCE(p->len > limit - p->offset))
 		return -EINVAL;
-	if (solicited) {
-		next = e->offset + e->received;
-		if (WARN_ON_ONCE(p->len > e->offset + e->length - p->offset ||
-				 p->len > e->length - e->received))
-			return -EINVAL;
-	} else {
-		next = t->unsol_received;
-		if (WARN_ON_ONCE(p->len > t->unsol_len - p->offset ||
-				 p->len > t->unsol_len - t->unsol_received))
-			return -EINVAL;
-	}
+	end = p->offset + p->len;
 	if (t->ranges) {
 		ret = ixt_ranges_add(t->ranges, p->offset, p->len);
 		if (ret == -ENOSPC)
 			return ret;
 		if (WARN_ON_ONCE(ret))
 			return -EINVAL;
-	} else if (WARN_ON_ONCE(p->offset != next)) {
+	} else if (WARN_ON_ONCE(p->offset != e->offset + e->received ||
+				(!p->solicited &&
+				 p->offset != t->unsol_received))) {
 		return -EINVAL;
 	}
 
+	ixt_dpt_fill(e, p->offset, p->len);
 	t->received += p->len;
-	if (solicited) {
-		e->received += p->len;
-		if (e->received == e->length)
-			t->outstanding--;
+	if (!p->solicited) {
+		t->unsol_received += p->len;
 		return 0;
 	}
-	/* Unsolicited data may run on into the entries that follow. */
-	for (;;) {
-		u32 n = e->offset + e->length - pos;
-
-		if (n > left)
-			n = left;
-		e->received += n;
-		pos += n;
-		left -= n;
-		if (!left)
-			break;
-		e++;
-	}
-	t->unsol_received += p->len;
-	t->unsol_entry = e - t->entries + (e->received == e->length);
+	if (t->ranges)
+		done = !ixt_ranges_hole(t->ranges, t->entries[p->run].offset,
+					&hole, &hole_len) || hole >= limit;
+	else
+		done = end == limit;
+	if (done)
+		t->outstanding--;
 	return 0;
 }
 

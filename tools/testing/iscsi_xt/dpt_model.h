@@ -4,8 +4,9 @@
  * tests (dpt_test.c) and the fuzzer (fuzz/dpt_fuzz.c): a random layout
  * and the initiator's side of a write, unsolicited data and R2Ts answered
  * in random PDU orders, hostile Data-Out PDUs mixed in, with every step
- * checked: each byte placed exactly once where the lines say, no R2T
- * across a line or beyond MaxBurstLength, MaxOutstandingR2T respected,
+ * checked: each byte placed exactly once where the lines say, each R2T a
+ * burst of MaxBurstLength (the last one shorter), its tag naming the
+ * first entry of its run, MaxOutstandingR2T respected,
  * every Data-Out accepted exactly when the model says it may be.
  *
  * Not a header of the usual kind: it defines static functions, and the
@@ -277,7 +278,9 @@ static void model_check_entries(const struct model *m)
 		if (off < m->g.unsol_len)
 			want = min(want, m->g.unsol_len - off);
 		else
-			want = min3(want, m->g.max_burst, m->g.xfer_len - off);
+			want = min3(want, m->g.max_burst -
+				    (off - m->g.unsol_len) % m->g.max_burst,
+				    m->g.xfer_len - off);
 		want = min(want, m->g.xfer_len - off);
 		if (!MEXPECT_EQ(e->offset, off) ||
 		    !MEXPECT_EQ(e->length, want) ||
@@ -392,16 +395,15 @@ static void model_get_r2ts(struct model *m)
 	int ret;
 
 	while (!(ret = ixt_dpt_next_r2t(&m->t, &r2t))) {
+		u64 want = min(m->g.max_burst, m->g.xfer_len - m->next_sol);
 		struct model_r2t *r;
-		u64 want = min(model_line_room(m, m->next_sol), m->g.max_burst);
 
-		want = min(want, m->g.xfer_len - m->next_sol);
 		MASSERT_TRUE(m->nr_r2t < m->g.max_r2t);
 		MASSERT_EQ(r2t.offset, m->next_sol);
 		MASSERT_EQ(r2t.length, want);
-		MEXPECT_TRUE(r2t.length <= m->g.max_burst);
-		MEXPECT_EQ(model_addr(m, r2t.offset + r2t.length - 1),
-			   model_addr(m, r2t.offset) + r2t.length - 1);
+		MASSERT_TRUE(r2t.entry < m->nr_entries);
+		MEXPECT_EQ(m->entries[r2t.entry].offset, r2t.offset);
+		MEXPECT_EQ(r2t.ttt, ixt_dpt_ttt(&m->t, r2t.entry));
 		MEXPECT_NE(r2t.ttt, IXT_DPT_TTT_RESERVED);
 		MEXPECT_EQ(ixt_dpt_ttt_slot(r2t.ttt, IXT_DPT_MAX_SLOTS, &slot),
 			   0);
@@ -439,8 +441,11 @@ static void model_send_solicited(struct model *m)
 		MASSERT_EQ(ixt_dpt_place(&m->t, r->ttt, r->plan.start[0],
 					 r->plan.len[0], final, &p), -EPROTO);
 	MASSERT_EQ(ixt_dpt_place(&m->t, r->ttt, offset, len, final, &p), 0);
-	MEXPECT_EQ(p.contig, len);
 	MEXPECT_TRUE(p.solicited);
+	MEXPECT_EQ(ixt_dpt_ttt(&m->t, p.run), r->ttt);
+	MEXPECT_EQ(m->entries[p.entry].offset <= offset &&
+		   offset - m->entries[p.entry].offset <
+		   m->entries[p.entry].length, true);
 	model_deliver(m, &p);
 	MASSERT_EQ(ixt_dpt_commit(&m->t, &p), 0);
 	r->sent += len;
@@ -504,7 +509,8 @@ static void model_run(struct model *m)
 		return;
 	MEXPECT_TRUE(ixt_dpt_is_complete(&m->t));
 	MEXPECT_EQ(m->next_sol, m->g.xfer_len);
-	MEXPECT_EQ(m->r2ts, m->nr_entries - m->t.first_r2t);
+	MEXPECT_EQ(m->r2ts, m->g.xfer_len == m->g.unsol_len ? 0 :
+		   (m->g.xfer_len - m->g.unsol_len - 1) / m->g.max_burst + 1);
 	for (b = 0; b < m->g.xfer_len; b++)
 		if (!MEXPECT_EQ(m->seen[b], 1))
 			break;

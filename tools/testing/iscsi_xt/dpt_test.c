@@ -31,19 +31,28 @@ static const struct ixt_dpt_line fig9_lines[] = {
 	{ .addr = 0x80000, .handle = 9 },
 };
 
-static struct ixt_dpt_geom fig9_geom(u32 max_r2t)
+/* MaxBurstLength of the figures (open-iscsi's), and a smaller one. */
+#define FIG9_BURST	262144
+#define FIG9_BURST_32K	0x8000
+
+static struct ixt_dpt_geom fig9_geom_burst(u32 max_r2t, u32 max_burst)
 {
 	return (struct ixt_dpt_geom) {
 		.xfer_len = 0x10000,
 		.first_off = 0x4000,
 		.unsol_len = 0,
-		.max_burst = 262144,
+		.max_burst = max_burst,
 		.max_r2t = max_r2t,
 		.slot = 0x123,
 		.ttt_base = 0x10,
 		.line_shift = 15,
 		.data_pdu_in_order = true,
 	};
+}
+
+static struct ixt_dpt_geom fig9_geom(u32 max_r2t)
+{
+	return fig9_geom_burst(max_r2t, FIG9_BURST);
 }
 
 /* Sets up the figure 9 table in @t over @e; false on failure. */
@@ -56,6 +65,23 @@ static bool fig9_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
 			     NULL);
 }
 
+/*
+ * The figure 9 buffer with MaxBurstLength 32 KiB: two runs, [0, 0x8000)
+ * from entry 0 and [0x8000, 0x10000) from entry 2, line 1 cut between.
+ */
+static bool fig9_init_32k(struct ixt_dpt *t, struct ixt_dpt_entry *e,
+			  u32 max_r2t)
+{
+	struct ixt_dpt_geom g = fig9_geom_burst(max_r2t, FIG9_BURST_32K);
+
+	return !ixt_dpt_init(t, &g, fig9_lines, ARRAY_SIZE(fig9_lines), e, 4,
+			     NULL);
+}
+
+/* The tags of the two runs of the 32 KiB table. */
+#define FIG9_RUN1	0x00100123
+#define FIG9_RUN2	0x00120123
+
 /* Figure 9C: the data-pointer table, entries 0x10..0x12 by their tags. */
 static const struct {
 	u32 ttt, addr, offset, length;
@@ -65,20 +91,34 @@ static const struct {
 	{ 0x00120123, 0x80000, 0xc000, 0x4000 },
 };
 
-/* Figure 9D: 8 KiB Data-Out PDUs, and where figure 9A puts them. */
+/*
+ * Figure 9D: 8 KiB Data-Out PDUs, and where figure 9A puts them. The one
+ * R2T of the whole buffer names entry 0; the offset finds the entry.
+ */
 static const struct {
-	u32 ttt, offset, len, addr;
+	u32 offset, len, addr, entry;
 	bool final;
 } fig9d[] = {
-	{ 0x00100123, 0x0000, 0x2000, 0x54000, false },
-	{ 0x00100123, 0x2000, 0x2000, 0x56000, true },
-	{ 0x00110123, 0x4000, 0x2000, 0x68000, false },
-	{ 0x00110123, 0x6000, 0x2000, 0x6a000, false },
-	{ 0x00110123, 0x8000, 0x2000, 0x6c000, false },
-	{ 0x00110123, 0xa000, 0x2000, 0x6e000, true },
-	{ 0x00120123, 0xc000, 0x2000, 0x80000, false },
-	{ 0x00120123, 0xe000, 0x2000, 0x82000, true },
+	{ 0x0000, 0x2000, 0x54000, 0, false },
+	{ 0x2000, 0x2000, 0x56000, 0, false },
+	{ 0x4000, 0x2000, 0x68000, 1, false },
+	{ 0x6000, 0x2000, 0x6a000, 1, false },
+	{ 0x8000, 0x2000, 0x6c000, 1, false },
+	{ 0xa000, 0x2000, 0x6e000, 1, false },
+	{ 0xc000, 0x2000, 0x80000, 2, false },
+	{ 0xe000, 0x2000, 0x82000, 2, true },
 };
+
+/* The tag and F bit of a figure 9D PDU in the 32 KiB table. */
+static u32 fig9d_ttt_32k(unsigned int i)
+{
+	return fig9d[i].offset < FIG9_BURST_32K ? FIG9_RUN1 : FIG9_RUN2;
+}
+
+static bool fig9d_final_32k(unsigned int i)
+{
+	return !((fig9d[i].offset + fig9d[i].len) % FIG9_BURST_32K);
+}
 
 TEST(fig9a_count)
 {
@@ -111,27 +151,67 @@ TEST(fig9c_table)
 	EXPECT_FALSE(ixt_dpt_is_complete(&t));
 }
 
-TEST(fig9b_r2ts_all_outstanding)
+/* Figure 9B, our way: one R2T asks for the run of all three entries. */
+TEST(fig9b_one_r2t_per_burst)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
-	unsigned int i;
 
 	ASSERT_TRUE(fig9_init(&t, e, 3));
-	for (i = 0; i < ARRAY_SIZE(fig9c); i++) {
-		IXT_CASE("R2T %u", i + 1);
-		ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
-		EXPECT_EQ(r2t.ttt, fig9c[i].ttt);
-		EXPECT_EQ(r2t.offset, fig9c[i].offset);
-		EXPECT_EQ(r2t.length, fig9c[i].length);
-		EXPECT_EQ(r2t.entry, i);
-	}
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, 0x00100123);
+	EXPECT_EQ(r2t.offset, 0);
+	EXPECT_EQ(r2t.length, 0x10000);
+	EXPECT_EQ(r2t.entry, 0);
 	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
-	EXPECT_EQ(t.outstanding, 3);
+	EXPECT_EQ(t.next_r2t, 3);
+	EXPECT_EQ(t.outstanding, 1);
 }
 
-/* Figure 9D with all three R2Ts out: each PDU lands where 9A says. */
+/* MaxBurstLength 32 KiB: line 1 is cut where the second burst starts. */
+TEST(fig9_burst_32k_table)
+{
+	static const struct { u32 addr, offset, length, line; } want[] = {
+		{ 0x54000, 0x0000, 0x4000, 0 },
+		{ 0x68000, 0x4000, 0x4000, 1 },
+		{ 0x6c000, 0x8000, 0x4000, 1 },
+		{ 0x80000, 0xc000, 0x4000, 2 },
+	};
+	struct ixt_dpt_geom g = fig9_geom_burst(3, FIG9_BURST_32K);
+	u32 nr_lines = 0, nr_entries = 0;
+	struct ixt_dpt_entry e[4];
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+	unsigned int i;
+
+	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
+	EXPECT_EQ(nr_lines, 3);
+	ASSERT_EQ(nr_entries, 4);
+	ASSERT_TRUE(fig9_init_32k(&t, e, 3));
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		IXT_CASE("entry %u", i);
+		EXPECT_EQ(e[i].addr, want[i].addr);
+		EXPECT_EQ(e[i].offset, want[i].offset);
+		EXPECT_EQ(e[i].length, want[i].length);
+		EXPECT_EQ(e[i].line, want[i].line);
+	}
+	IXT_CASE("R2Ts");
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, FIG9_RUN1);
+	EXPECT_EQ(r2t.offset, 0);
+	EXPECT_EQ(r2t.length, 0x8000);
+	EXPECT_EQ(r2t.entry, 0);
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, FIG9_RUN2);
+	EXPECT_EQ(r2t.offset, 0x8000);
+	EXPECT_EQ(r2t.length, 0x8000);
+	EXPECT_EQ(r2t.entry, 2);
+	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
+	EXPECT_EQ(t.outstanding, 2);
+}
+
+/* Figure 9D under the one R2T: each PDU lands where 9A says. */
 TEST(fig9d_data_out_placement)
 {
 	struct ixt_dpt_entry e[3];
@@ -144,50 +224,99 @@ TEST(fig9d_data_out_placement)
 	ASSERT_TRUE(fig9_init(&t, e, 3));
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
+	ASSERT_EQ(ixt_dpt_ttt_slot(0x00100123, 0x200, &slot), 0);
+	EXPECT_EQ(slot, 0x123);
 	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
-		ASSERT_EQ(ixt_dpt_ttt_slot(fig9d[i].ttt, 0x200, &slot), 0);
-		EXPECT_EQ(slot, 0x123);
-		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
 					fig9d[i].len, fig9d[i].final, &p), 0);
 		EXPECT_EQ(p.addr, fig9d[i].addr);
 		EXPECT_EQ(p.contig, fig9d[i].len);
-		EXPECT_EQ(p.entry, (fig9d[i].ttt >> 16) - 0x10);
+		EXPECT_EQ(p.entry, fig9d[i].entry);
+		EXPECT_EQ(p.run, 0);
 		EXPECT_EQ(fig9_lines[p.line].addr + p.line_off, p.addr);
 		EXPECT_TRUE(p.solicited);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+		EXPECT_EQ(t.outstanding, fig9d[i].final ? 0 : 1);
 	}
 	EXPECT_TRUE(ixt_dpt_is_complete(&t));
-	EXPECT_EQ(t.outstanding, 0);
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(e[i].received, e[i].length);
 }
 
-/* MaxOutstandingR2T=1 (the default): the cursor moves on each completion. */
+/* MaxOutstandingR2T=1 (the default): the next R2T on each completion. */
 TEST(fig9_cursor_one_outstanding)
 {
-	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
 	unsigned int i, r = 0;
 
-	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_TRUE(fig9_init_32k(&t, e, 1));
 	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
-		if (i == 0 || fig9d[i - 1].final) {
+		if (i == 0 || fig9d_final_32k(i - 1)) {
 			ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
-			EXPECT_EQ(r2t.ttt, fig9c[r].ttt);
+			EXPECT_EQ(r2t.ttt, r ? FIG9_RUN2 : FIG9_RUN1);
 			r++;
 			EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t),
-				  r < ARRAY_SIZE(fig9c) ? -EAGAIN : -ENODATA);
+				  r < 2 ? -EAGAIN : -ENODATA);
 		}
-		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
-					fig9d[i].len, fig9d[i].final, &p), 0);
+		ASSERT_EQ(ixt_dpt_place(&t, fig9d_ttt_32k(i), fig9d[i].offset,
+					fig9d[i].len, fig9d_final_32k(i), &p),
+			  0);
 		EXPECT_EQ(p.addr, fig9d[i].addr);
+		EXPECT_EQ(p.run, r == 1 ? 0 : 2);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	}
 	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -ENODATA);
+	EXPECT_TRUE(ixt_dpt_is_complete(&t));
+}
+
+/* Data-Outs that straddle a line boundary go into both pieces. */
+TEST(fig9_straddling_data_out)
+{
+	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_piece pc;
+	struct ixt_dpt_iter it;
+	struct ixt_dpt_place p;
+	struct ixt_dpt_r2t r2t;
+	struct ixt_dpt t;
+
+	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x3000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	IXT_CASE("lines 0 and 1");
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x3000, 0x2000, false, &p),
+		  0);
+	EXPECT_EQ(p.entry, 0);
+	EXPECT_EQ(p.addr, 0x57000);
+	EXPECT_EQ(p.contig, 0x1000);
+	ASSERT_EQ(ixt_dpt_iter_init(&it, &t, p.offset, p.len), 0);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, 0x57000);
+	EXPECT_EQ(pc.len, 0x1000);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, 0x68000);
+	EXPECT_EQ(pc.len, 0x1000);
+	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[0].received, 0x4000);
+	EXPECT_EQ(e[1].received, 0x1000);
+	IXT_CASE("all of line 1 and into line 2, with F at the run's end");
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00100123, 0x5000, 0xb000, false, &p),
+		  -EPROTO);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x5000, 0xb000, true, &p), 0);
+	EXPECT_EQ(p.entry, 1);
+	EXPECT_EQ(p.addr, 0x69000);
+	EXPECT_EQ(p.contig, 0x7000);
+	EXPECT_EQ(ixt_dpt_nr_pieces(&t, p.offset, p.len), 2);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[1].received, 0x8000);
+	EXPECT_EQ(e[2].received, 0x4000);
+	EXPECT_EQ(t.outstanding, 0);
 	EXPECT_TRUE(ixt_dpt_is_complete(&t));
 }
 
@@ -242,15 +371,17 @@ TEST(fig9_walk)
 
 /* ---- Hostile Data-Out PDUs on the figure 9 table -------------------- */
 
-/* The figure 9 table, R2Ts 1 and 2 sent, Data-Out 1 committed. */
+/*
+ * The 32 KiB table of figure 9, the R2T of run 1 sent (run 2's waits),
+ * Data-Out 1 committed.
+ */
 static bool hostile_init(struct ixt_dpt *t, struct ixt_dpt_entry *e)
 {
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 
-	return fig9_init(t, e, 2) && !ixt_dpt_next_r2t(t, &r2t) &&
-	       !ixt_dpt_next_r2t(t, &r2t) &&
-	       !ixt_dpt_place(t, 0x00100123, 0, 0x2000, false, &p) &&
+	return fig9_init_32k(t, e, 1) && !ixt_dpt_next_r2t(t, &r2t) &&
+	       !ixt_dpt_place(t, FIG9_RUN1, 0, 0x2000, false, &p) &&
 	       !ixt_dpt_commit(t, &p);
 }
 
@@ -261,37 +392,36 @@ TEST(hostile_data_out_rejected)
 		u32 ttt, offset, len;
 		bool final;
 	} cases[] = {
-		{ "reserved tag", 0xffffffff, 0x2000, 0x2000, true },
-		{ "other slot", 0x00100124, 0x2000, 0x2000, true },
-		{ "slot 0", 0x00100000, 0x2000, 0x2000, true },
-		{ "entry beyond the table", 0x00130123, 0xc000, 0x2000, false },
-		{ "entry below the base", 0x000f0123, 0x2000, 0x2000, true },
-		{ "entry field all ones", 0xffff0123, 0x2000, 0x2000, true },
-		{ "entry not solicited yet", 0x00120123, 0xc000, 0x2000,
+		{ "reserved tag", 0xffffffff, 0x2000, 0x2000, false },
+		{ "other slot", 0x00100124, 0x2000, 0x2000, false },
+		{ "slot 0", 0x00100000, 0x2000, 0x2000, false },
+		{ "entry inside the run", 0x00110123, 0x4000, 0x2000, false },
+		{ "run not solicited yet", FIG9_RUN2, 0x8000, 0x2000, false },
+		{ "entry beyond the table", 0x00140123, 0xc000, 0x2000,
 		  false },
-		{ "duplicate", 0x00100123, 0x0000, 0x2000, false },
-		{ "overlap", 0x00100123, 0x1000, 0x2000, false },
-		{ "gap", 0x00100123, 0x3000, 0x1000, true },
-		{ "before the entry", 0x00110123, 0x2000, 0x2000, false },
-		{ "after the entry", 0x00100123, 0x4000, 0x2000, false },
-		{ "runs past the entry", 0x00100123, 0x2000, 0x4000, true },
-		{ "one byte past the entry", 0x00100123, 0x2000, 0x2001,
+		{ "entry below the base", 0x000f0123, 0x2000, 0x2000, false },
+		{ "entry field all ones", 0xffff0123, 0x2000, 0x2000, false },
+		{ "duplicate", FIG9_RUN1, 0x0000, 0x2000, false },
+		{ "overlap", FIG9_RUN1, 0x1000, 0x2000, false },
+		{ "gap", FIG9_RUN1, 0x3000, 0x1000, false },
+		{ "gap, in the next line", FIG9_RUN1, 0x4000, 0x2000, false },
+		{ "after the run", FIG9_RUN1, 0x8000, 0x2000, false },
+		{ "runs past the run", FIG9_RUN1, 0x2000, 0x6001, true },
+		{ "runs past the run, no F", FIG9_RUN1, 0x2000, 0x6001,
 		  false },
-		{ "one byte past the entry, F", 0x00100123, 0x2000, 0x2001,
-		  true },
-		{ "runs past the buffer", 0x00110123, 0x4000, 0xc001, true },
-		{ "offset + len wraps", 0x00100123, 0x2000, 0xfffff000,
-		  true },
-		{ "offset near 2^32", 0x00110123, 0xfffff000, 0x2000, true },
-		{ "empty", 0x00100123, 0x2000, 0, false },
-		{ "empty, final", 0x00100123, 0x2000, 0, true },
-		{ "short: F before the end", 0x00100123, 0x2000, 0x1000,
-		  true },
-		{ "F missing at the end", 0x00100123, 0x2000, 0x2000, false },
-		{ "out of order in entry", 0x00110123, 0x6000, 0x2000, false },
+		{ "runs past the buffer", FIG9_RUN1, 0x2000, 0xe001, true },
+		{ "offset + len wraps", FIG9_RUN1, 0x2000, 0xfffff000, true },
+		{ "offset near 2^32", FIG9_RUN1, 0xfffff000, 0x2000, true },
+		{ "empty", FIG9_RUN1, 0x2000, 0, false },
+		{ "empty, final", FIG9_RUN1, 0x2000, 0, true },
+		{ "F at the end of an entry, not of the run", FIG9_RUN1,
+		  0x2000, 0x2000, true },
+		{ "F missing at the end of the run", FIG9_RUN1, 0x2000,
+		  0x6000, false },
+		{ "out of order in the run", FIG9_RUN1, 0x6000, 0x2000, true },
 	};
 	struct ixt_dpt_place p, keep;
-	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_entry e[4];
 	struct ixt_dpt t, before;
 	unsigned int i;
 
@@ -307,9 +437,16 @@ TEST(hostile_data_out_rejected)
 		EXPECT_TRUE(!memcmp(&p, &keep, sizeof(p)));
 		EXPECT_TRUE(!memcmp(&t, &before, sizeof(t)));
 	}
-	IXT_CASE("the right one still goes in");
-	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x2000, 0x2000, true, &p), 0);
+	IXT_CASE("the right one still goes in, across the line");
+	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x2000, 0x6000, true, &p), 0);
 	EXPECT_EQ(p.addr, 0x56000);
+	EXPECT_EQ(p.contig, 0x2000);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(t.outstanding, 0);
+	IXT_CASE("a line's entry done is not the run done");
+	EXPECT_EQ(e[0].received, 0x4000);
+	EXPECT_EQ(e[1].received, 0x4000);
+	EXPECT_EQ(e[2].received, 0);
 }
 
 TEST(hostile_after_completion)
@@ -324,18 +461,18 @@ TEST(hostile_after_completion)
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
 	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
-		ASSERT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
 					fig9d[i].len, fig9d[i].final, &p), 0);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	}
 	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
 		IXT_CASE("replay of Data-Out %u", i + 1);
-		EXPECT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
+		EXPECT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
 					fig9d[i].len, fig9d[i].final, &p),
 			  -EPROTO);
 	}
 	IXT_CASE("one more byte");
-	EXPECT_EQ(ixt_dpt_place(&t, 0x00120123, 0x10000, 1, true, &p),
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00100123, 0x10000, 1, true, &p),
 		  -EPROTO);
 	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0, 1, true, &p), -EPROTO);
 }
@@ -343,34 +480,35 @@ TEST(hostile_after_completion)
 /* A new command in the same slot with another base: old tags miss. */
 TEST(stale_ttt_of_previous_command)
 {
-	struct ixt_dpt_geom g = fig9_geom(3);
-	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_geom g = fig9_geom_burst(3, FIG9_BURST_32K);
+	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
 	unsigned int i;
 
 	g.ttt_base = 0x13;
-	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 4, NULL), 0);
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
 	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
 		IXT_CASE("old Data-Out %u", i + 1);
-		EXPECT_EQ(ixt_dpt_place(&t, fig9d[i].ttt, fig9d[i].offset,
-					fig9d[i].len, fig9d[i].final, &p),
+		EXPECT_EQ(ixt_dpt_place(&t, fig9d_ttt_32k(i), fig9d[i].offset,
+					fig9d[i].len, fig9d_final_32k(i), &p),
 			  -EPROTO);
 	}
 	IXT_CASE("new tag");
 	EXPECT_EQ(ixt_dpt_place(&t, 0x00130123, 0, 0x2000, false, &p), 0);
 	g.ttt_base = 0xfffe;
-	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 4, NULL), 0);
 	IXT_CASE("base wraps");
 	EXPECT_EQ(ixt_dpt_ttt(&t, 0), 0xfffe0123);
 	EXPECT_EQ(ixt_dpt_ttt(&t, 2), 0x00000123);
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
-	EXPECT_EQ(ixt_dpt_place(&t, 0x00000123, 0xc000, 0x4000, true, &p), 0);
-	EXPECT_EQ(p.addr, 0x80000);
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00000123, 0x8000, 0x8000, true, &p), 0);
+	EXPECT_EQ(p.addr, 0x6c000);
+	EXPECT_EQ(p.run, 2);
 }
 
 TEST(commit_misuse_warns)
@@ -393,10 +531,16 @@ TEST(commit_misuse_warns)
 	bad.entry = 3;
 	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
 	EXPECT_EQ(ret, -EINVAL);
-	IXT_CASE("longer than the entry");
+	IXT_CASE("longer than the run");
 	bad = p;
 	bad.offset = 0x2000;
-	bad.len = 0x4000;
+	bad.len = 0xe001;
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
+	EXPECT_EQ(ret, -EINVAL);
+	IXT_CASE("run after the entry");
+	bad = p;
+	bad.offset = 0x2000;
+	bad.run = 1;
 	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
 	EXPECT_EQ(ret, -EINVAL);
 	IXT_CASE("solicited flag wrong");
@@ -411,46 +555,56 @@ TEST(commit_misuse_warns)
 
 /* ---- DataPDUInOrder=No ---------------------------------------------- */
 
-/* The figure 9 table out of order, its tracker holding @max islands. */
+/*
+ * The figure 9 table out of order, with MaxBurstLength @max_burst, its
+ * tracker holding @max islands, every R2T sent.
+ */
 static bool ooo_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
-		     struct ixt_ranges *rs, struct ixt_range *range, u32 max)
+		     u32 max_burst, struct ixt_ranges *rs,
+		     struct ixt_range *range, u32 max)
 {
-	struct ixt_dpt_geom g = fig9_geom(3);
+	struct ixt_dpt_geom g = fig9_geom_burst(3, max_burst);
+	u32 nr_lines, nr_entries;
 	struct ixt_dpt_r2t r2t;
 
 	g.data_pdu_in_order = false;
-	if (ixt_ranges_init(rs, range, max, g.xfer_len) ||
-	    ixt_dpt_init(t, &g, fig9_lines, 3, e, 3, rs))
+	if (ixt_dpt_count(&g, &nr_lines, &nr_entries) ||
+	    ixt_ranges_init(rs, range, max, g.xfer_len) ||
+	    ixt_dpt_init(t, &g, fig9_lines, 3, e, nr_entries, rs))
 		return false;
 	while (!ixt_dpt_next_r2t(t, &r2t))
 		;
-	return t->next_r2t == 3;
+	return t->next_r2t == nr_entries;
 }
 
-/* Figure 9D's PDUs, shuffled within and across R2Ts, F on each last one. */
+/*
+ * Figure 9D's PDUs in the 32 KiB table, shuffled within and across the
+ * two R2Ts, F on the one that completes each run.
+ */
 TEST(fig9d_out_of_order)
 {
 	static const struct {
 		u32 ttt, offset, addr;
 		bool final;
 	} order[] = {
-		{ 0x00110123, 0x8000, 0x6c000, false },
-		{ 0x00100123, 0x2000, 0x56000, false },
-		{ 0x00120123, 0xe000, 0x82000, false },
-		{ 0x00110123, 0x4000, 0x68000, false },
-		{ 0x00100123, 0x0000, 0x54000, true },
-		{ 0x00110123, 0xa000, 0x6e000, false },
-		{ 0x00120123, 0xc000, 0x80000, true },
-		{ 0x00110123, 0x6000, 0x6a000, true },
+		{ FIG9_RUN2, 0x8000, 0x6c000, false },
+		{ FIG9_RUN1, 0x2000, 0x56000, false },
+		{ FIG9_RUN2, 0xe000, 0x82000, false },
+		{ FIG9_RUN1, 0x4000, 0x68000, false },
+		{ FIG9_RUN1, 0x0000, 0x54000, false },
+		{ FIG9_RUN2, 0xa000, 0x6e000, false },
+		{ FIG9_RUN2, 0xc000, 0x80000, true },
+		{ FIG9_RUN1, 0x6000, 0x6a000, true },
 	};
 	struct ixt_range range[4];
-	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
 	struct ixt_ranges rs;
 	struct ixt_dpt t;
-	unsigned int i;
+	unsigned int i, open = 2;
 
-	ASSERT_TRUE(ooo_init(&t, e, &rs, range, ARRAY_SIZE(range)));
+	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST_32K, &rs, range,
+			     ARRAY_SIZE(range)));
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
 		EXPECT_EQ(ixt_dpt_place(&t, order[i].ttt, order[i].offset,
@@ -460,13 +614,16 @@ TEST(fig9d_out_of_order)
 		EXPECT_EQ(p.addr, order[i].addr);
 		EXPECT_EQ(p.contig, 0x2000);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+		open -= order[i].final;
+		EXPECT_EQ(t.outstanding, open);
 		IXT_CASE("Data-Out %u again", i + 1);
 		EXPECT_EQ(ixt_dpt_place(&t, order[i].ttt, order[i].offset,
 					0x2000, order[i].final, &p), -EPROTO);
 	}
 	EXPECT_TRUE(ixt_dpt_is_complete(&t));
 	EXPECT_TRUE(ixt_ranges_complete(&rs));
-	EXPECT_EQ(t.outstanding, 0);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(e[i].received, e[i].length);
 }
 
 TEST(hostile_out_of_order)
@@ -476,26 +633,28 @@ TEST(hostile_out_of_order)
 		u32 ttt, offset, len;
 		bool final;
 	} cases[] = {
-		{ "duplicate", 0x00110123, 0x6000, 0x2000, false },
-		{ "overlaps the start", 0x00110123, 0x5000, 0x2000, false },
-		{ "overlaps the end", 0x00110123, 0x7000, 0x2000, false },
-		{ "covers it", 0x00110123, 0x4000, 0x6000, false },
-		{ "F, entry not complete", 0x00110123, 0x4000, 0x2000, true },
-		{ "before the entry", 0x00110123, 0x3000, 0x2000, false },
-		{ "after the entry", 0x00110123, 0xb000, 0x2000, false },
-		{ "wraps", 0x00110123, 0x8000, 0xffffc000, false },
-		{ "empty", 0x00110123, 0x4000, 0, false },
-		{ "other slot", 0x00110124, 0x4000, 0x2000, false },
+		{ "duplicate", FIG9_RUN1, 0x6000, 0x2000, false },
+		{ "overlaps the start", FIG9_RUN1, 0x5000, 0x2000, false },
+		{ "runs past the run", FIG9_RUN1, 0x7000, 0x2000, false },
+		{ "covers it", FIG9_RUN1, 0x4000, 0x4000, false },
+		{ "F, run not complete", FIG9_RUN1, 0x4000, 0x2000, true },
+		{ "before the run", FIG9_RUN2, 0x7000, 0x2000, false },
+		{ "after the run", FIG9_RUN1, 0x8000, 0x2000, false },
+		{ "entry inside the run", 0x00110123, 0x4000, 0x2000, false },
+		{ "wraps", FIG9_RUN1, 0x2000, 0xffffc000, false },
+		{ "empty", FIG9_RUN1, 0x4000, 0, false },
+		{ "other slot", 0x00100124, 0x4000, 0x2000, false },
 	};
 	struct ixt_range range[4];
-	struct ixt_dpt_entry e[3];
+	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
 	struct ixt_ranges rs;
 	struct ixt_dpt t;
 	unsigned int i;
 
-	ASSERT_TRUE(ooo_init(&t, e, &rs, range, ARRAY_SIZE(range)));
-	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x6000, 0x2000, false, &p), 0);
+	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST_32K, &rs, range,
+			     ARRAY_SIZE(range)));
+	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x6000, 0x2000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		IXT_CASE("%s", cases[i].what);
@@ -503,14 +662,15 @@ TEST(hostile_out_of_order)
 					cases[i].len, cases[i].final, &p),
 			  -EPROTO);
 	}
-	IXT_CASE("F on the PDU that completes the entry");
-	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x8000, 0x4000, false, &p), 0);
+	IXT_CASE("F on the PDU that completes the run, across the line");
+	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x0, 0x5000, false, &p), 0);
+	EXPECT_EQ(p.contig, 0x4000);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
-	EXPECT_EQ(ixt_dpt_place(&t, 0x00110123, 0x4000, 0x2000, false, &p),
+	EXPECT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x5000, 0x1000, false, &p),
 		  -EPROTO);
-	ASSERT_EQ(ixt_dpt_place(&t, 0x00110123, 0x4000, 0x2000, true, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x5000, 0x1000, true, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
-	EXPECT_EQ(t.outstanding, 2);
+	EXPECT_EQ(t.outstanding, 1);
 }
 
 /* More islands than the tracker holds: the commit fails, nothing moves. */
@@ -523,7 +683,7 @@ TEST(out_of_order_island_bound)
 	struct ixt_dpt t;
 	int ret = 0;
 
-	ASSERT_TRUE(ooo_init(&t, e, &rs, range, 1));
+	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST, &rs, range, 1));
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x1000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x3000, 0x1000, false, &p),
@@ -598,10 +758,11 @@ TEST(unsol_layout_and_placement)
 	static const struct { u32 addr, offset, length; } want[] = {
 		{ 0x107000, 0x0000, 0x1000 },	/* unsolicited, line 0 */
 		{ 0x300000, 0x1000, 0x1000 },	/* unsolicited, line 1 */
-		{ 0x301000, 0x2000, 0x4000 },	/* R2T: MaxBurstLength */
-		{ 0x305000, 0x6000, 0x3000 },	/* R2T: end of line 1 */
-		{ 0x200000, 0x9000, 0x4000 },	/* R2T */
-		{ 0x204000, 0xd000, 0x3000 },	/* R2T: end of buffer */
+		{ 0x301000, 0x2000, 0x4000 },	/* R2T 1: MaxBurstLength */
+		{ 0x305000, 0x6000, 0x3000 },	/* R2T 2: to line 1's end */
+		{ 0x200000, 0x9000, 0x1000 },	/* R2T 2: in line 2 */
+		{ 0x201000, 0xa000, 0x4000 },	/* R2T 3 */
+		{ 0x205000, 0xe000, 0x2000 },	/* R2T 4: end of buffer */
 	};
 	struct ixt_dpt_geom g = unsol_geom();
 	struct ixt_dpt_entry e[ARRAY_SIZE(want)];
@@ -650,7 +811,7 @@ TEST(unsol_layout_and_placement)
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	EXPECT_EQ(e[0].received, 0x1000);
 	EXPECT_EQ(e[1].received, 0x800);
-	EXPECT_EQ(t.unsol_entry, 1);
+	EXPECT_EQ(t.unsol_received, 0x1800);
 
 	IXT_CASE("hostile unsolicited Data-Out");
 	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0, 0x800, false, &p), -EPROTO);
@@ -668,10 +829,36 @@ TEST(unsol_layout_and_placement)
 	EXPECT_EQ(p.addr, 0x300800);
 	EXPECT_EQ(p.contig, 0x800);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
-	EXPECT_EQ(t.unsol_entry, 2);
+	EXPECT_EQ(e[1].received, 0x1000);
 	EXPECT_EQ(t.received, 0x2000);
 	EXPECT_EQ(ixt_dpt_place_unsol(&t, 0x2000, 0x800, true, &p), -EPROTO);
 	EXPECT_EQ(t.outstanding, 1);
+
+	IXT_CASE("a run over two lines, its last piece short");
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, 0x00030005);
+	EXPECT_EQ(r2t.offset, 0x6000);
+	EXPECT_EQ(r2t.length, 0x4000);
+	EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t), -EAGAIN);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00030005, 0x6000, 0x2000, false, &p),
+		  0);
+	EXPECT_EQ(p.run, 3);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, 0x00030005, 0x8000, 0x2000, true, &p), 0);
+	EXPECT_EQ(p.entry, 3);
+	EXPECT_EQ(p.addr, 0x307000);
+	EXPECT_EQ(p.contig, 0x1000);
+	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
+	EXPECT_EQ(e[3].received, 0x3000);
+	EXPECT_EQ(e[4].received, 0x1000);
+	EXPECT_EQ(t.outstanding, 1);
+	IXT_CASE("the next run starts after it");
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
+	EXPECT_EQ(r2t.ttt, 0x00050005);
+	EXPECT_EQ(r2t.offset, 0xa000);
+	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), -EAGAIN);
+	EXPECT_EQ(ixt_dpt_place(&t, 0x00040005, 0x9000, 0x1000, true, &p),
+		  -EPROTO);
 }
 
 /*
@@ -711,7 +898,7 @@ TEST(entries_one_byte_short_of_line)
 TEST(unsol_out_of_order)
 {
 	struct ixt_dpt_geom g = unsol_geom();
-	struct ixt_dpt_entry e[6];
+	struct ixt_dpt_entry e[7];
 	struct ixt_range range[4];
 	struct ixt_dpt_place p;
 	struct ixt_ranges rs;
@@ -719,7 +906,7 @@ TEST(unsol_out_of_order)
 
 	g.data_pdu_in_order = false;
 	ASSERT_EQ(ixt_ranges_init(&rs, range, 4, g.xfer_len), 0);
-	ASSERT_EQ(ixt_dpt_init(&t, &g, unsol_lines, 3, e, 6, &rs), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, unsol_lines, 3, e, 7, &rs), 0);
 	ASSERT_EQ(ixt_dpt_place_unsol(&t, 0, 0x800, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	IXT_CASE("a later PDU first");
@@ -910,14 +1097,15 @@ TEST(geometry_limits_accepted)
 	};
 	EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
 	EXPECT_EQ(nr_lines, 5);
-	IXT_CASE("room: 32 MiB in 4 KiB lines, first one partial");
+	IXT_CASE("room: 32 MiB in 4 KiB lines, first one partial, "
+		 "bursts cutting every line");
 	g = (struct ixt_dpt_geom) {
 		.xfer_len = IXT_DPT_ROOM_XFER, .first_off = 1,
 		.max_burst = 4096, .max_r2t = 1, .line_shift = 12,
 		.data_pdu_in_order = true,
 	};
 	EXPECT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
-	EXPECT_EQ(nr_entries, IXT_DPT_ROOM_XFER / 4096 + 1);
+	EXPECT_EQ(nr_entries, 2 * (IXT_DPT_ROOM_XFER / 4096));
 }
 
 TEST(init_rejects_wrong_sizes)

@@ -250,8 +250,13 @@ class Connection:
         self.expstatsn = self.maxcmdsn = 0
         self.neg = {}
         self.target_mrdsl = 8192
+        # Bytes a Data-Out carries; None: the target's MRDSL.
+        self.dout_step = None
         self.tsih = 0
         self.r2t_batch = 0
+        # (Buffer Offset, Desired Data Transfer Length) of each R2T
+        # finish_writes() answered.
+        self.r2t_log = []
 
     def close(self):
         self.sock.close()
@@ -509,10 +514,11 @@ class Connection:
 
     def send_sequence(self, itt, ttt, data, start, end, order=in_order):
         """Send the bytes [@start, @end) of @data as one sequence of
-        Data-Outs of at most the target's MaxRecvDataSegmentLength each,
-        in the offset order @order makes of them: DataSN counts them as
-        sent, and the last one sent has F (RFC 7143 section 11.7)."""
-        step = self.target_mrdsl
+        Data-Outs of at most the target's MaxRecvDataSegmentLength (or
+        self.dout_step) each, in the offset order @order makes of them:
+        DataSN counts them as sent, and the last one sent has F (RFC 7143
+        section 11.7)."""
+        step = self.dout_step or self.target_mrdsl
         pieces = order([(off, min(step, end - off))
                         for off in range(start, end, step)])
         for sn, (off, n) in enumerate(pieces):
@@ -555,6 +561,7 @@ class Connection:
                     expect(pdu.op == OP_R2T and pdu.itt in writes and
                            pdu.itt not in rsps, f'unexpected {pdu}')
                     r2ts.append(pdu)
+                    self.r2t_log.append((pdu.w40, pdu.w44))
         except Fail as e:
             left = ', '.join(f'0x{itt:08x}' for itt in writes if itt not in rsps)
             raise Fail(f'{e}; no SCSI Response for ITT {left}') from None

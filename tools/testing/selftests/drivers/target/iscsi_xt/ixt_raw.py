@@ -30,9 +30,9 @@ from ixt_iscsi import (
     LS_TGT_NOT_FOUND, OP_LOGIN_RSP, OP_NOP_IN, OP_R2T, OP_REJECT, OP_SCSI_RSP,
     OP_TMF_RSP, OP_VENDOR1, REASON_CMD_NOT_SUPPORTED, REASON_INVALID_FIELD,
     REASON_PROTOCOL_ERROR, RESERVED_TAG, Connection, Fail, bhs, cdb10,
-    data_out, decode_keys, encode_keys, expect, interleaved, login_flags,
-    login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd, text_req,
-    tmf_req,
+    data_out, decode_keys, encode_keys, expect, in_order, interleaved,
+    login_flags, login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd,
+    text_req, tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, login_checked, no_data,
     nop_logout, pattern_kept, read_back)
@@ -52,7 +52,7 @@ UNSOL = op_keys(InitialR2T='No', ImmediateData='Yes', FirstBurstLength='16384')
 UNSOL_UNORDERED = op_keys(InitialR2T='No', ImmediateData='Yes',
                           FirstBurstLength='65536', DataPDUInOrder='No')
 SEQ_UNORDERED = op_keys(DataPDUInOrder='No', DataSequenceInOrder='No',
-                        MaxOutstandingR2T='4')
+                        MaxOutstandingR2T='4', MaxBurstLength='65536')
 
 # The cases: each raises Fail, or returns what it saw for the log line.
 CASES = Cases()
@@ -582,6 +582,55 @@ def case_ffp_unordered_sequences(ctx):
     expect(conn.r2t_batch > 1, 'never more than one R2T outstanding')
     return (f'256 KiB, up to {conn.r2t_batch} R2Ts answered latest first, '
             'read back equal')
+
+
+def line_size():
+    """The module's cache-line size."""
+    with open('/sys/module/iscsi_xt/parameters/line_size') as f:
+        return int(f.read())
+
+
+def runs_write(ctx, ooo):
+    """Five cache lines written with 4 KiB of immediate data, unsolicited
+    data to half a line (FirstBurstLength) and bursts of a line and a half
+    (MaxBurstLength), all in Data-Outs of 3000 bytes: the first run ends
+    at a line boundary, the second in the middle of a line (its last
+    piece short), the third starts there; Data-Outs straddle lines. Each
+    R2T must ask for one whole burst; the data reads back equal. With
+    lines over 32 KiB the sizes are those of 32 KiB lines."""
+    lines = line_size()
+    # Lines over 32 KiB hold the whole write: the bursts stay 48 KiB.
+    line = min(lines, 32768)
+    first, burst, size = line // 2, line + line // 2, 5 * line
+    keys = {'InitialR2T': 'No', 'ImmediateData': 'Yes',
+            'FirstBurstLength': str(first), 'MaxBurstLength': str(burst)}
+    if ooo:
+        keys['DataPDUInOrder'] = 'No'
+    conn = logged_in(ctx, op_keys(**keys), **keys)
+    conn.dout_step = 3000
+    data = os.urandom(size)
+    good(conn.write(UNORDERED_LBA, data, imm=4096, unsol=True,
+                    order=interleaved if ooo else in_order))
+    want = [(off, min(burst, size - off)) for off in range(first, size, burst)]
+    expect(conn.r2t_log == want, f'R2Ts {conn.r2t_log}, expected {want}')
+    read_back(conn, UNORDERED_LBA, data)
+    conn.logout()
+    return (f'{size // 1024} KiB in {lines // 1024} KiB lines: R2Ts of whole '
+            f'{burst // 1024} KiB bursts, 3000-byte Data-Outs across lines, '
+            'read back equal')
+
+
+@case
+def case_ffp_runs_across_lines(ctx):
+    """R2Ts over runs of table entries, Data-Outs in order."""
+    return runs_write(ctx, False)
+
+
+@case
+def case_ffp_runs_across_lines_unordered(ctx):
+    """R2Ts over runs of table entries, DataPDUInOrder=No, each sequence's
+    Data-Outs interleaved."""
+    return runs_write(ctx, True)
 
 
 @case

@@ -32,7 +32,10 @@
 # Writes read back equal with and without digests, and with Data-Outs
 # out of order: DataPDUInOrder=No (solicited and unsolicited, backwards
 # and shuffled) and DataSequenceInOrder=No (four R2Ts outstanding,
-# answered latest first). A 32-byte CDB in an Extended CDB AHS (WRITE
+# answered latest first). R2Ts ask for whole bursts, runs of table
+# entries over several cache lines, one ending inside a line, and
+# 3000-byte Data-Outs that straddle lines land in both (in order and
+# out of order). A 32-byte CDB in an Extended CDB AHS (WRITE
 # SAME(32) on a fileio LUN) reaches the target core whole; reads report
 # underflow and overflow residuals (an underflow at the end of an iblock
 # LUN too; writes: scsi_conformance.sh). Two connections of one session
@@ -54,8 +57,9 @@
 # InitialR2T=No, DataPDUInOrder=No, DataSequenceInOrder=No,
 # MaxOutstandingR2T=4, MaxConnections=2, ErrorRecoveryLevel=2 (which
 # logins get as 0); it declares MaxRecvDataSegmentLength 8192 (its
-# MaxXmitDataSegmentLength, as LIO), under the 32 KiB an R2T asks for at
-# most, so that a Data-Out can break that limit alone.
+# MaxXmitDataSegmentLength, as LIO), under the 256 KiB
+# (MaxBurstLength) an R2T asks for, so that a Data-Out can break that
+# limit alone.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -93,7 +97,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_unordered_dataout_wrong_datasn ffp_unordered_unsol_outside
 	ffp_dataout_unknown_itt ffp_close_in_data_phase
 	ffp_close_in_immediate_data ffp_unordered_reverse ffp_unordered_unsol
-	ffp_unordered_sequences ffp_cmdsn_outside_window ffp_cmdsn_gap
+	ffp_unordered_sequences ffp_runs_across_lines
+	ffp_runs_across_lines_unordered ffp_cmdsn_outside_window ffp_cmdsn_gap
 	ffp_cmdsn_reorder_writes ffp_cmdsn_reorder_imm ffp_cmdsn_reorder_unsol
 	ffp_unsol_reject_cmdsn ffp_nop_reserved_itt ffp_tmf
 	ffp_abort_waiting_write ffp_abort_held ffp_abort_held_unsol
