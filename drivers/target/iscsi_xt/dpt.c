@@ -547,7 +547,7 @@ int ixt_dpt_commit(struct ixt_dpt *t, const struct ixt_dpt_place *p)
 	if (WARN_ON_ONCE(ixt_dpt_check_place(t, p, &limit)))
 		return -EINVAL;
 	e = &t->entries[p->entry];
-	if (WARN_ON_ONCE(p->len > limit - p->offset))
+	if (WARN_ON_ONCE(p->offset >= limit || p->len > limit - p->offset))
 		return -EINVAL;
 	end = p->offset + p->len;
 	if (t->ranges) {
