@@ -44,7 +44,7 @@
 static unsigned int line_size = 32768;
 module_param(line_size, uint, 0444);
 MODULE_PARM_DESC(line_size,
-		 "Bytes per cache line of command buffers: a power of two, at least PAGE_SIZE (default 32768)");
+		 "Bytes per cache line of command buffers: a power of two, from PAGE_SIZE to the largest page block the buddy allocator gives (4 MiB on x86) (default 32768)");
 
 static unsigned int pool_mb = 64;
 module_param(pool_mb, uint, 0444);
@@ -348,15 +348,20 @@ static void ixt_pool_free_lines(void)
 	free_percpu(ixt_pool.cache);
 }
 
-/* Checks the module parameters and sizes the pool from them. */
+/*
+ * Checks the module parameters and sizes the pool from them. A line is one
+ * block of pages from the buddy allocator, so it is no larger than its
+ * largest order, nor than the largest command.
+ */
 static int ixt_pool_size(void)
 {
 	u64 bytes = (u64)pool_mb << 20;
+	u64 max = min_t(u64, PAGE_SIZE << MAX_PAGE_ORDER, IXT_MAX_XFER_LEN);
 
 	if (!is_power_of_2(line_size) || line_size < PAGE_SIZE ||
-	    line_size > IXT_MAX_XFER_LEN) {
-		pr_err("line_size=%u: must be a power of two from %lu to %u\n",
-		       line_size, PAGE_SIZE, IXT_MAX_XFER_LEN);
+	    line_size > max) {
+		pr_err("line_size=%u: must be a power of two from %lu to %llu\n",
+		       line_size, PAGE_SIZE, max);
 		return -EINVAL;
 	}
 	ixt_pool.shift = ilog2(line_size);

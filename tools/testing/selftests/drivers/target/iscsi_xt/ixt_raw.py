@@ -591,9 +591,10 @@ def line_size():
 
 
 def runs_write(ctx, ooo):
-    """Five cache lines written with 4 KiB of immediate data, unsolicited
-    data to half a line (FirstBurstLength) and bursts of a line and a half
-    (MaxBurstLength), all in Data-Outs of 3000 bytes: the first run ends
+    """Five cache lines written with 4 KiB of immediate data (half of
+    FirstBurstLength in 4 KiB lines), unsolicited data to half a line
+    (FirstBurstLength) and bursts of a line and a half (MaxBurstLength),
+    all in Data-Outs of 3000 bytes: the first run ends
     at a line boundary, the second in the middle of a line (its last
     piece short), the third starts there; Data-Outs straddle lines. Each
     R2T must ask for one whole burst; the data reads back equal. With
@@ -609,8 +610,8 @@ def runs_write(ctx, ooo):
     conn = logged_in(ctx, op_keys(**keys), **keys)
     conn.dout_step = 3000
     data = os.urandom(size)
-    good(conn.write(UNORDERED_LBA, data, imm=4096, unsol=True,
-                    order=interleaved if ooo else in_order))
+    good(conn.write(UNORDERED_LBA, data, imm=min(4096, first // 2),
+                    unsol=True, order=interleaved if ooo else in_order))
     want = [(off, min(burst, size - off)) for off in range(first, size, burst)]
     expect(conn.r2t_log == want, f'R2Ts {conn.r2t_log}, expected {want}')
     read_back(conn, UNORDERED_LBA, data)

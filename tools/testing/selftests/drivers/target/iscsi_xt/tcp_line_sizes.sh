@@ -4,8 +4,8 @@
 # R2Ts over runs of table entries at the line sizes unlike the default
 # 32 KiB that every other test uses: iscsi_xt loaded with cache lines of
 # 4 KiB (the smallest: a 256 KiB burst runs over 64 lines), 1 MiB (more
-# than MaxBurstLength: several bursts to a line) and 8 MiB (the largest:
-# a whole command in one line). At each size:
+# than MaxBurstLength: several bursts to a line) and 4 MiB (the largest,
+# the page allocator's largest block on x86-64). At each size:
 # - the raw initiator's writes through R2Ts read back equal: in order,
 #   DataPDUInOrder=No with unsolicited data, DataSequenceInOrder=No with
 #   four R2Ts outstanding, and runs across lines answered with 3000-byte
@@ -16,6 +16,8 @@
 #   FirstBurstLength 8 KiB): fio random writes of 4 KiB, 64 KiB and
 #   1 MiB at iodepth 8, verified with CRC32C;
 # - every cache line back in the pool, and the module unloads.
+# Lines of 8 MiB (more than the page allocator gives) and of 48 KiB (not
+# a power of two) are refused at load, with a log line that says why.
 # The TPG allows what the raw cases ask for (InitialR2T=No,
 # DataPDUInOrder=No, DataSequenceInOrder=No, MaxOutstandingR2T=4).
 
@@ -31,8 +33,8 @@ portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_79/ixt_lines
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 # Module parameters per size: the pool holds 32 lines at least.
-sizes=(4096 1048576 8388608)
-declare -A pool_mb=([4096]=64 [1048576]=64 [8388608]=256)
+sizes=(4096 1048576 4194304)
+declare -A pool_mb=([4096]=64 [1048576]=64 [4194304]=128)
 raw_cases=(ffp_write_read ffp_unordered_unsol ffp_unordered_sequences
 	ffp_runs_across_lines ffp_runs_across_lines_unordered)
 # Two logins of three fio cells, each in a 4 MiB region of its own.
@@ -55,6 +57,7 @@ node() {
 login() {
 	local kv
 
+	disk=
 	node --logout
 	node -o delete
 	echo 262144 >"$tpg/param/MaxBurstLength"
@@ -65,7 +68,7 @@ login() {
 	done
 	node -o new && node --login || return 1
 	disk=$(ixt_session_disks 1 | head -n 1)
-	[ -n "$disk" ]
+	[ -b "$disk" ]
 }
 
 # target LINE_SIZE: load the module with that line size and set up the TPG.
@@ -80,6 +83,7 @@ target() {
 }
 
 untarget() {
+	disk=
 	node --logout
 	node -o delete
 	rm -f "$tpg/lun/lun_0/rd"
@@ -92,10 +96,20 @@ untarget() {
 # is slow to carry small ones) and the whole region for larger ones.
 declare -A cell_kib=([4k]=2048 [64k]=4096 [1M]=4096)
 fio_cell() {
-	ixt_fio_verify "$disk" "$((region++ * 4))M" "${cell_kib[$1]}" "$1" 8
+	[ -b "$disk" ] &&
+		ixt_fio_verify "$disk" "$((region++ * 4))M" "${cell_kib[$1]}" \
+			"$1" 8
 }
 
-ixt_begin $((${#sizes[@]} * (${#raw_cases[@]} + 11)))
+# refused LINE_SIZE: the module does not load, and says why.
+refused() {
+	! ixt_load line_size="$1" 2>/dev/null && [ ! -d /sys/module/iscsi_xt ] &&
+		ixt_klog_since_mark | grep -q "line_size=$1: must be a power of two"
+}
+
+ixt_begin $((${#sizes[@]} * (${#raw_cases[@]} + 11) + 2))
+ixt_check "8 MiB lines are refused" refused 8388608
+ixt_check "48 KiB lines are refused" refused 49152
 
 for size in "${sizes[@]}"; do
 	kib=$((size / 1024))
