@@ -22,6 +22,27 @@
 
 #include "ixt_test.h"
 
+/*
+ * Checks that the walk of a placement gives two pieces, of @len0 bytes at
+ * @addr0 and of the rest at @addr1.
+ */
+static void expect_two_pieces(const struct ixt_dpt *t,
+			      const struct ixt_dpt_place *p, u64 addr0,
+			      u32 len0, u64 addr1)
+{
+	struct ixt_dpt_piece pc;
+	struct ixt_dpt_iter it;
+
+	ASSERT_EQ(ixt_dpt_iter_init(&it, t, p->offset, p->len), 0);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, addr0);
+	EXPECT_EQ(pc.len, len0);
+	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
+	EXPECT_EQ(pc.addr, addr1);
+	EXPECT_EQ(pc.len, p->len - len0);
+	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
+}
+
 /* ---- Figures 9A-9D ------------------------------------------------- */
 
 /* Three 32 KiB lines; write offset 0 lands at 0x54000 (figure 9A). */
@@ -278,8 +299,6 @@ TEST(fig9_cursor_one_outstanding)
 TEST(fig9_straddling_data_out)
 {
 	struct ixt_dpt_entry e[3];
-	struct ixt_dpt_piece pc;
-	struct ixt_dpt_iter it;
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
@@ -294,14 +313,7 @@ TEST(fig9_straddling_data_out)
 	EXPECT_EQ(p.entry, 0);
 	EXPECT_EQ(p.addr, 0x57000);
 	EXPECT_EQ(p.contig, 0x1000);
-	ASSERT_EQ(ixt_dpt_iter_init(&it, &t, p.offset, p.len), 0);
-	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
-	EXPECT_EQ(pc.addr, 0x57000);
-	EXPECT_EQ(pc.len, 0x1000);
-	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
-	EXPECT_EQ(pc.addr, 0x68000);
-	EXPECT_EQ(pc.len, 0x1000);
-	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
+	expect_two_pieces(&t, &p, 0x57000, 0x1000, 0x68000);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	EXPECT_EQ(e[0].received, 0x4000);
 	EXPECT_EQ(e[1].received, 0x1000);
@@ -767,8 +779,6 @@ TEST(unsol_layout_and_placement)
 	struct ixt_dpt_geom g = unsol_geom();
 	struct ixt_dpt_entry e[ARRAY_SIZE(want)];
 	struct ixt_dpt_place p;
-	struct ixt_dpt_piece pc;
-	struct ixt_dpt_iter it;
 	struct ixt_dpt_r2t r2t;
 	u32 nr_lines, nr_entries;
 	struct ixt_dpt t;
@@ -800,14 +810,7 @@ TEST(unsol_layout_and_placement)
 	EXPECT_EQ(p.addr, 0x107000);
 	EXPECT_EQ(p.contig, 0x1000);
 	EXPECT_FALSE(p.solicited);
-	ASSERT_EQ(ixt_dpt_iter_init(&it, &t, p.offset, p.len), 0);
-	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
-	EXPECT_EQ(pc.addr, 0x107000);
-	EXPECT_EQ(pc.len, 0x1000);
-	ASSERT_TRUE(ixt_dpt_iter_next(&it, &pc));
-	EXPECT_EQ(pc.addr, 0x300000);
-	EXPECT_EQ(pc.len, 0x800);
-	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
+	expect_two_pieces(&t, &p, 0x107000, 0x1000, 0x300000);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	EXPECT_EQ(e[0].received, 0x1000);
 	EXPECT_EQ(e[1].received, 0x800);

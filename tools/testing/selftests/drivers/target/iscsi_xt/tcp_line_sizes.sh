@@ -88,7 +88,7 @@ untarget() {
 	node -o delete
 	rm -f "$tpg/lun/lun_0/rd"
 	rmdir "$tpg/lun/lun_0" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt" \
-		"$rd" 2>/dev/null
+		"$rd" "$(dirname "$rd")" 2>/dev/null
 }
 
 # fio_cell BS: ixt_fio_verify of BS at iodepth 8 at the start of the next
