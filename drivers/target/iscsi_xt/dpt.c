@@ -327,20 +327,13 @@ static bool ixt_dpt_fresh(const struct ixt_dpt *t, u32 offset, u32 len)
 	       hole == offset && hole_len >= len;
 }
 
-/*
- * Whether every byte of [@start, @run_end) has arrived but for
- * [@offset, @end), out of order; @start <= @offset < @end <= @run_end.
- */
-static bool ixt_dpt_fills_run(const struct ixt_dpt *t, u32 start,
-			      u32 run_end, u32 offset, u32 end)
+/* Whether a byte of [@from, @to) has not arrived yet (out of order). */
+static bool ixt_dpt_missing(const struct ixt_dpt *t, u32 from, u32 to)
 {
 	u32 hole, hole_len;
 
-	if (!ixt_ranges_hole(t->ranges, start, &hole, &hole_len) ||
-	    hole != offset)
-		return false;
-	return !ixt_ranges_hole(t->ranges, end, &hole, &hole_len) ||
-	       hole >= run_end;
+	return from < to &&
+	       ixt_ranges_hole(t->ranges, from, &hole, &hole_len) && hole < to;
 }
 
 /**
@@ -396,7 +389,9 @@ int ixt_dpt_place(const struct ixt_dpt *t, u32 ttt, u32 offset, u32 len,
 	if (t->ranges) {
 		if (!ixt_dpt_fresh(t, offset, len))
 			return -EPROTO;
-		last = ixt_dpt_fills_run(t, r->offset, run_end, offset, end);
+		/* This data is all the run misses. */
+		last = !ixt_dpt_missing(t, r->offset, offset) &&
+		       !ixt_dpt_missing(t, end, run_end);
 	} else {
 		/* The entries of the run before this one are full. */
 		if (offset != e->offset + e->received ||
@@ -496,8 +491,8 @@ static void ixt_dpt_fill(struct ixt_dpt_entry *e, u32 pos, u32 len)
 
 /*
  * Checks that a placement is one ixt_dpt_place() or ixt_dpt_place_unsol()
- * could have given, and returns the end of the bytes it may fill: its run,
- * or the unsolicited data.
+ * could have given: its entry, its run and its bytes inside the end of
+ * what it may fill (its run, or the unsolicited data), returned in @limit.
  */
 static int ixt_dpt_check_place(const struct ixt_dpt *t,
 			       const struct ixt_dpt_place *p, u32 *limit)
@@ -512,12 +507,14 @@ static int ixt_dpt_check_place(const struct ixt_dpt *t,
 		return -EINVAL;
 	if (!solicited) {
 		*limit = t->unsol_len;
-		return 0;
+	} else {
+		if (p->run < t->first_r2t || p->run >= t->next_r2t ||
+		    p->run > p->entry)
+			return -EINVAL;
+		*limit = ixt_dpt_run_end(t, t->entries[p->run].offset);
 	}
-	if (p->run < t->first_r2t || p->run >= t->next_r2t ||
-	    p->run > p->entry)
+	if (p->offset >= *limit || p->len > *limit - p->offset)
 		return -EINVAL;
-	*limit = ixt_dpt_run_end(t, t->entries[p->run].offset);
 	return 0;
 }
 
@@ -540,16 +537,13 @@ static int ixt_dpt_check_place(const struct ixt_dpt *t,
 int ixt_dpt_commit(struct ixt_dpt *t, const struct ixt_dpt_place *p)
 {
 	struct ixt_dpt_entry *e;
-	u32 limit, end, hole, hole_len;
+	u32 limit, start;
 	bool done;
 	int ret;
 
 	if (WARN_ON_ONCE(ixt_dpt_check_place(t, p, &limit)))
 		return -EINVAL;
 	e = &t->entries[p->entry];
-	if (WARN_ON_ONCE(p->offset >= limit || p->len > limit - p->offset))
-		return -EINVAL;
-	end = p->offset + p->len;
 	if (t->ranges) {
 		ret = ixt_ranges_add(t->ranges, p->offset, p->len);
 		if (ret == -ENOSPC)
@@ -568,11 +562,9 @@ int ixt_dpt_commit(struct ixt_dpt *t, const struct ixt_dpt_place *p)
 		t->unsol_received += p->len;
 		return 0;
 	}
-	if (t->ranges)
-		done = !ixt_ranges_hole(t->ranges, t->entries[p->run].offset,
-					&hole, &hole_len) || hole >= limit;
-	else
-		done = end == limit;
+	start = t->entries[p->run].offset;
+	done = t->ranges ? !ixt_dpt_missing(t, start, limit) :
+			   p->offset + p->len == limit;
 	if (done)
 		t->outstanding--;
 	return 0;
