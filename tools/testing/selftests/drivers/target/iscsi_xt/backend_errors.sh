@@ -147,9 +147,7 @@ faults() {
 	local t=$1 iface=${1/tcp/default} sid d0 d1 d2 d3 d4
 
 	if [ "$t" = iser ] && [ -n "$iser" ]; then
-		for _ in $(seq $per_transport); do
-			ktap_test_skip "iSER: $iser"
-		done
+		ixt_skip_n $per_transport "iSER: $iser"
 		return
 	fi
 	ixt_check "$t: open-iscsi logs in and sees the 5 LUNs" \

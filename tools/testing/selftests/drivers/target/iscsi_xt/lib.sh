@@ -22,6 +22,16 @@ ixt_skip_all() {
 	exit "$KSFT_SKIP"
 }
 
+# ixt_skip_n N REASON: N subtests of the plan skipped, each for REASON
+# (a transport this machine cannot run, say).
+ixt_skip_n() {
+	local i
+
+	for ((i = 0; i < $1; i++)); do
+		ktap_test_skip "$2"
+	done
+}
+
 ixt_require_root() {
 	[ "$(id -u)" -eq 0 ] || ixt_skip_all "needs root"
 }

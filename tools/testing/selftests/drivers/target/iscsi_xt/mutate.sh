@@ -122,9 +122,7 @@ run() {
 	local t=$1 iface=${1/tcp/default}
 
 	if [ "$t" = iser ] && [ -n "$iser" ]; then
-		for _ in $(seq $per_transport); do
-			ktap_test_skip "iSER: $iser"
-		done
+		ixt_skip_n $per_transport "iSER: $iser"
 		return
 	fi
 	ixt_check "$t: open-iscsi writes the pattern over the LUN" \

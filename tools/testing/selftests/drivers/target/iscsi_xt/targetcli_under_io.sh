@@ -198,9 +198,7 @@ round() {
 	local t=$1 kind=$2 iface=${1/tcp/default} what="$1, $2" path
 
 	if [ "$t" = iser ] && [ -n "$iser" ]; then
-		for _ in $(seq $per_round); do
-			ktap_test_skip "$what: $iser"
-		done
+		ixt_skip_n $per_round "$what: $iser"
 		return
 	fi
 	disk=
