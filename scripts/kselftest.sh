@@ -115,6 +115,13 @@ else
 	done
 fi
 
+# The failed programs and their failed checks, last, where a log's tail
+# (CI's) shows them.
+recap=$(cat "${logs[@]}" | awk '
+	/^ok [0-9]+ selftests: / { bad = "" }
+	/^# not ok / { bad = bad "  " $0 "\n" }
+	/^not ok [0-9]+ selftests: / { printf "  %s\n%s", $0, bad; bad = "" }')
+[ -z "$recap" ] || printf 'kselftest: failed:\n%s\n' "$recap"
 pass=$(cat "${logs[@]}" | grep -E '^ok [0-9]+ selftests: ' | grep -vc '# SKIP' || true)
 skip=$(cat "${logs[@]}" | grep -E '^ok [0-9]+ selftests: ' | grep -c '# SKIP' || true)
 fail=$(cat "${logs[@]}" | grep -cE '^not ok [0-9]+ selftests: ' || true)
