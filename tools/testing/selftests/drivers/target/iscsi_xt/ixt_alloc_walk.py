@@ -15,8 +15,10 @@ read back, over TCP also a NOP-Out held behind a CmdSN hole, a 32-byte
 CDB in an Extended CDB AHS and an ABORT TASK of a CmdSN never received;
 a LUN RESET, a NOP-Out with ping data, logout), chap (a login with mutual
 CHAP, logout), discovery (a discovery login, SendTargets=All, logout)
-or bidi (login, a bidirectional XDWRITEREAD(10) of 1 KiB through an R2T
-to a TCMU LUN, logout).
+bidi (login, a bidirectional XDWRITEREAD(10) of 1 KiB through an R2T
+to a TCMU LUN, logout) or tur (login, TEST UNIT READY until GOOD, which
+clears the unit attentions the target core holds for the initiator,
+logout).
 First a clean run counts the allocations (K) and the sites they come
 from; then, with --nth, N walks from 1 until the Nth allocation is past
 the end of the sequence (K, give or take what runs beside it), then
@@ -441,8 +443,25 @@ def seq_bidi(ctx, conn):
     return 'login, XDWRITEREAD(10), logout'
 
 
+def seq_tur(ctx, conn):
+    """TEST UNIT READY until GOOD: every unit attention the target core
+    holds for the initiator (a LUN RESET leaves one) is reported, and so
+    freed."""
+    login(conn, ctx, op=ctx.op)
+    for _ in range(8):
+        itt = conn.next_itt()
+        send(conn, scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                            conn.expstatsn, bytes(6)))
+        rsp = expect_op(rx(conn), OP_SCSI_RSP, itt)
+        if not unit_attention(rsp):
+            break
+    scsi_status(rsp, 'TEST UNIT READY')
+    logout(conn)
+    return 'login, TEST UNIT READY until GOOD, logout'
+
+
 SEQS = {'rw': seq_rw, 'chap': seq_chap, 'discovery': seq_discovery,
-        'bidi': seq_bidi}
+        'bidi': seq_bidi, 'tur': seq_tur}
 
 
 def connect(ctx):

@@ -1020,9 +1020,24 @@ ixt_cfs_clear() {
 # process per cache costs minutes in the VM. Fails when the kernel does
 # not track allocations.
 ixt_owned_objects() {
-	local mods f files=()
+	local mods
 
 	mods=$(IFS='|'; echo "$*")
+	ixt_traced_objects "[[]($mods)[]]"
+}
+
+# ixt_init_objects: the same listing for the objects that module inits
+# allocated (do_one_initcall() in the stack), or code without a name (a
+# module gone). Those of a module whose init failed are found both ways.
+ixt_init_objects() {
+	ixt_traced_objects '[^a-z_]do_one_initcall[+]|(^| )0xffff[0-9a-f]+'
+}
+
+# ixt_traced_objects REGEX: ixt_owned_objects of the allocations whose
+# stack has a line REGEX matches.
+ixt_traced_objects() {
+	local f files=()
+
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	for f in /sys/kernel/debug/slab/*/alloc_traces; do
 		case $f in
@@ -1032,7 +1047,7 @@ ixt_owned_objects() {
 		[ -e "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || return 1
-	awk -v mods="[[]($mods)[]]" '
+	awk -v mods="$1" '
 		function flush() {
 			if (n && hit && site !~ /^radix_tree_node:__radix_tree_preload/)
 				sites[site] += n
