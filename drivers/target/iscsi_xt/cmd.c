@@ -328,24 +328,36 @@ static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 }
 
 /*
- * The pool is short of lines for a command: it waits, which the receive
- * path does by calling again (-EAGAIN), and the session's window halves.
- * After %IXT_CMD_POOL_WAIT it is answered TASK SET FULL, which the
- * initiator retries later: the connection reads on meanwhile.
+ * The pool is short of lines for a command, and the session's window
+ * halves. The command waits, which the receive path does by calling again
+ * (-EAGAIN), unless Data-Out that writes of this connection wait for
+ * would queue behind it on the socket: those writes hold lines that only
+ * their data frees, so waiting would stall them too. A command that does
+ * not wait, or waits %IXT_CMD_POOL_WAIT in vain, is answered TASK SET
+ * FULL, which the initiator retries later: the connection reads on.
  */
 static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
+	bool dataout = conn->r2t_waiting || !list_empty(&conn->unsol_cmds);
+
 	if (!conn->pool_wait) {
-		conn->pool_wait = jiffies | 1;
 		ixt_sess_pool_short(conn->sess);
+		if (!dataout) {
+			conn->pool_wait = jiffies | 1;
+			return -EAGAIN;
+		}
+	} else if (!dataout &&
+		   time_before(jiffies, conn->pool_wait + IXT_CMD_POOL_WAIT)) {
 		return -EAGAIN;
 	}
-	if (time_before(jiffies, conn->pool_wait + IXT_CMD_POOL_WAIT))
-		return -EAGAIN;
+	if (dataout)
+		pr_warn_ratelimited("%s: no cache line free, Data-Out queued behind: TASK SET FULL\n",
+				    conn->sess->initiator);
+	else
+		pr_warn_ratelimited("%s: no cache line free for %u ms: TASK SET FULL\n",
+				    conn->sess->initiator,
+				    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
 	conn->pool_wait = 0;
-	pr_warn_ratelimited("%s: no cache line free for %u ms: TASK SET FULL\n",
-			    conn->sess->initiator,
-			    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
 	ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
 	return 0;
 }

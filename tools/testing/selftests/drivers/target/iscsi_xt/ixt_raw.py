@@ -45,6 +45,7 @@ BAD_BLOCKS = 128
 GUARD = 16
 REORDER_LBA = 2048      # two 32 KiB writes, back to back
 UNORDERED_LBA = 4096    # up to 256 KiB
+POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
 
 # Negotiated keys the cases below ask for.
 UNORDERED = op_keys(DataPDUInOrder='No')
@@ -531,6 +532,40 @@ def case_ffp_write_read(ctx, keys=None):
     conn.nop()
     conn.logout()
     return '64 KiB written and read back equal'
+
+
+@case
+def case_ffp_pool_dry_set_full(ctx):
+    """With the cache-line pool dry and writes of the connection waiting for
+    the Data-Out their R2Ts asked for, the next write is answered TASK SET
+    FULL at once rather than put off in front of that data: two 8 MiB
+    writes take 16 MiB of a 20 MiB pool (tcp_window.sh loads iscsi_xt so)
+    and get their first R2T, and the third is refused before any Data-Out
+    is sent. Then the two complete, the third is sent again and completes,
+    and all three read back equal."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    size = 8 << 20
+    data = [os.urandom(size) for _ in range(3)]
+    lba = [POOL_LBA + i * (size // BLOCK) for i in range(3)]
+    r2ts = {}
+    for i in range(2):
+        itt = conn.send_write(lba[i], data[i])
+        r2ts[itt] = (conn.recv_expect(OP_R2T, itt), data[i])
+    itt = conn.send_write(lba[2], data[2])
+    rsp = conn.recv_pdu(timeout=30)
+    expect(rsp is not None and rsp.op == OP_SCSI_RSP and rsp.itt == itt and
+           rsp.response == 0 and rsp.scsi_status == 0x28,
+           f'the third write: expected TASK SET FULL, got {rsp}')
+    for r2t, d in r2ts.values():
+        conn.answer_r2t(r2t, d)
+    for itt, rsp in conn.finish_writes({i: d for i, (_, d) in r2ts.items()}).items():
+        good(rsp)
+    good(conn.write(lba[2], data[2]), 'the third write sent again')
+    for i in range(3):
+        read_back(conn, lba[i], data[i])
+    conn.logout()
+    return 'TASK SET FULL before any Data-Out; 24 MiB written and read back equal'
 
 
 @case

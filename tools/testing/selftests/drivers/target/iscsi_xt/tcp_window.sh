@@ -11,14 +11,18 @@
 # no I/O error: the commands wait in the initiator instead. With
 # window_goal_us=0 the window stays at the queue depth, as LIO's. With a
 # small cache-line pool (20 MiB), 1 MiB writes at iodepth 32 run it dry:
-# the pool counts it, the window halves, and fio verifies every byte. At
+# the pool counts it, the window halves, and fio verifies every byte.
+# Through the same pool, the raw initiator's third 8 MiB write, sent while
+# two wait for the Data-Out their R2Ts asked for, is answered TASK SET
+# FULL at once (put off, it would stall that data behind it); all three
+# then complete and read back equal. At
 # the end every line is back in the pool and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
 ixt_require_root
 ixt_require_module
-ixt_require_cmd fio
+ixt_require_cmd fio python3
 ixt_require_initiator
 modprobe -q target_core_iblock || ixt_skip_all "target_core_iblock unavailable"
 modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
@@ -32,6 +36,11 @@ dbg=/sys/kernel/debug/iscsi_xt
 
 node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
+}
+
+raw() {
+	raw_out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
+		--host "$IXT_ADDR4_T" "$@" 2>&1)
 }
 
 # Field NAME of the one session in debugfs "sessions".
@@ -93,7 +102,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 11
+ixt_begin 13
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -146,6 +155,9 @@ ixt_check "the pool ran dry" \
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 logout
+ixt_raw_cases ffp_pool_dry_set_full
+ixt_check "the kernel log says why the write was refused" \
+	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 teardown
 rmmod null_blk
