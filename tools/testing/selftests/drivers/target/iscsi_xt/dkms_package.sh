@@ -109,13 +109,16 @@ only_xt() {
 # What no configuration is made of: the version, and what the target core
 # renews when rtslib restores (statistics, device indexes, the relative
 # port IDs given as TPGs are enabled); the backstores' HBA numbers are
-# rtslib's pick and are masked in the links.
+# rtslib's pick and are masked in the links. A CHAP credential never set
+# reads empty, and "NULL" once rtslib restored it unset (as in LIO): both
+# are unset, and read as empty here.
 dump() {
 	python3 "$dir/cfs_tree.py" dump "$IXT_FABRIC" \
 		--exclude '^lio_version$' --exclude '/statistics/' \
 		--exclude '/fabric_statistics/iscsi_instance/(vendor|version)$' \
 		--exclude '/rtpi$' |
-		sed -E 's#(/target/core/[a-z_]+_)[0-9]+/#\1N/#' >"$1"
+		sed -E -e 's#(/target/core/[a-z_]+_)[0-9]+/#\1N/#' \
+			-e 's#^([^ ]*auth/[a-z_]+ f0644 )NULL\\n$#\1\\n#' >"$1"
 }
 
 # What the boot unit's targetctl restore did, from nothing of the target
