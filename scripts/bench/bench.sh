@@ -7,7 +7,7 @@
 # iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert; over iSER
 # on soft-iWARP siw0, iscsi_xt alone (LIO cannot listen there).
 #
-#   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-p PARAMS] [CELL...]
+#   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
 #
 #   -q          quick: one round, 3 s cells after a 1 s ramp
 #   -s          smoke test of the harness (make check): one round of 1 s
@@ -23,10 +23,14 @@
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
 #   -t LIST     transports, in the order run, from tcp, iser, iwarp
 #               (default: all three); may be repeated
+#   -j LIST     jobs, from matrix (the fio matrix, of the CELLs given
+#               or all) and scale (1, 4 and 16 sessions at once, the
+#               memory of idle sessions, CHAP logins per second; over
+#               TCP) (default: both); may be repeated
 #   -p PARAMS   iscsi_xt module parameters, e.g. "line_size=262144"
 #               (default: none); the table's header names them
 #
-# Results: build/bench/{cells.jsonl,results.json,table.md,chart.png}
+# Results: build/bench/{cells.jsonl,results.json,table.md,chart.png,scale.png}
 # (build/bench-smoke/ with -s); the table is printed at the end. The VM
 # boots without the debug options.
 
@@ -36,8 +40,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=3 runtime=10 ramp=2
 
-smoke='' name=bench xt_params='' transports='' profile=''
-while getopts "qsPr:t:p:" opt; do
+smoke='' name=bench xt_params='' transports='' profile='' jobs=''
+while getopts "qsPr:t:j:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
@@ -53,6 +57,17 @@ while getopts "qsPr:t:p:" opt; do
 			*)	transports="${transports:+$transports }$tp" ;;
 			esac
 		done ;;
+	j)	for job in ${OPTARG//,/ }; do
+			case "$job" in
+			matrix | scale) ;;
+			*)	echo "bench: -j $job: matrix or scale expected" >&2
+				exit 2 ;;
+			esac
+			case " $jobs " in
+			*" $job "*) ;;
+			*)	jobs="${jobs:+$jobs }$job" ;;
+			esac
+		done ;;
 	p)	xt_params=$OPTARG ;;
 	P)	profile=1 ;;
 	*)	exit 2 ;;
@@ -60,6 +75,7 @@ while getopts "qsPr:t:p:" opt; do
 done
 shift $((OPTIND - 1))
 transports=${transports:-tcp iser iwarp}
+jobs=${jobs:-matrix scale}
 [ -n "$smoke" ] && [ $# -eq 0 ] && set -- randread-4k-qd1 randwrite-4k-qd32
 ntp=$(wc -w <<<"$transports")
 
@@ -67,7 +83,7 @@ ntp=$(wc -w <<<"$transports")
 make -s -C "$top" modules
 IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t $((5400 * ntp)) -n "$name" \
 	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" \
-	"$transports" "$profile" "$@"
+	"$transports" "$profile" "$jobs" "$@"
 
 out=$build/$name
 mkdir -p "$out"
@@ -81,6 +97,7 @@ fi
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
 	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); VM: QEMU TCG, 2 vCPUs, 6 GiB"
+	echo "jobs: $jobs"
 	echo "transports: $transports (iser: soft-RoCE rxe0, iwarp: soft-iWARP siw0, on veth0, MTU 9000)"
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
 	[ -z "$profile" ] || echo "profiled with perf: CPU numbers include the sampling"

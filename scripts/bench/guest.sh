@@ -16,12 +16,22 @@
 # device, raw TCP over the test veth pair (tcp) and RDMA with perftest
 # over rxe0 (iser) and siw0 (iwarp).
 #
-#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE [CELL...]
+# The scale job, over TCP, for LIO and then iscsi_xt in each round: 16
+# targets of one LUN each over a null_blk device of its own, one open-iscsi
+# session to each; the memory that 16 idle sessions take, then 4 KiB
+# random reads at iodepth 8 from every session at once with 16, 4 and 1
+# sessions logged in (cells randread-4k-qd8-xN), with 16 also 1 MiB
+# writes at iodepth 32 (512 MiB in flight: pool pressure; each cell
+# counts the IOs that took a second or more), then logins per second:
+# login and logout in a loop to one more target, with CHAP.
+#
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE JOBS [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 # TRANSPORTS: "tcp", "iser", "iwarp", space-separated, in the order run.
 # PROFILE: non-empty to record each cell with perf; the report, by module
 # and by symbol, goes next to fio's JSON as *.perf.txt.
+# JOBS: "matrix" (the fio matrix above), "scale", space-separated.
 #
 # One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl;
 # fio's JSON and messages per cell are kept in $IXT_OUT/fio/, perftest's
@@ -31,8 +41,8 @@ set -uo pipefail
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
-rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6
-shift 6
+rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6 jobs=$7
+shift 7
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
@@ -45,15 +55,22 @@ cfs=/sys/kernel/config/target/iscsi
 : >"$pending"
 mkdir -p "$IXT_OUT/fio"
 
+# listed WORD LIST: whether WORD is one of LIST's words.
+listed() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # Also into the kernel log, so that dmesg.log shows which phase logged what.
 log() {
 	echo "bench: $*"
 	echo "bench: $*" >/dev/kmsg
 }
 
-# fio parameters of a cell name "rw-bs-qdN".
+# fio parameters of a cell name "rw-bs-qdN" or "rw-bs-qdN-xSESSIONS".
 cell_args() {
-	local rw=${1%%-*} rest=${1#*-}
+	local cell=${1%-x*}
+	local rw=${cell%%-*} rest=${cell#*-}
 	local bs=${rest%%-*} qd=${rest##*-qd}
 
 	echo "--rw=$rw --bs=$bs --iodepth=$qd"
@@ -71,13 +88,18 @@ tcp_trouble() {
 		     END { print r + 0, t + 0 }'
 }
 
-# run_cell TARGET TRANSPORT BACKSTORE CELL DEVICE ROUND: one fio run,
-# its JSON kept in $IXT_OUT/fio/ and queued for flush_cells with the
-# guest's CPU time and the TCP trouble it met.
+# run_cell TARGET TRANSPORT BACKSTORE CELL ROUND DEVICE...: one fio run,
+# a job per DEVICE, all at once and reported as one; its JSON kept in
+# $IXT_OUT/fio/ and queued for flush_cells with the guest's CPU time and
+# the TCP trouble it met.
 run_cell() {
-	local target=$1 tp=$2 bs=$3 cell=$4 dev=$5 round=$6 b0 b1 tcp rc
-	local f=$IXT_OUT/fio/$1-$2-$3-$4-r$6 perf=()
+	local target=$1 tp=$2 bs=$3 cell=$4 round=$5 b0 b1 tcp rc dev
+	local f=$IXT_OUT/fio/$1-$2-$3-$4-r$5 perf=() files=()
 
+	shift 5
+	for dev in "$@"; do
+		files+=(--name="${dev##*/}" --filename="$dev")
+	done
 	[ -n "$profile" ] &&
 		perf=(perf stat -a -x ";" -o "$f.stat" -e "$perf_events" --
 		      perf record -q -a -F 250 -e cpu-clock -o "/run/$(basename "$f").perf" --)
@@ -88,10 +110,10 @@ run_cell() {
 	# the timeout only bounds whatever would outlast that.
 	# shellcheck disable=SC2046
 	timeout -k 30 $((runtime + ramp + 300)) "${perf[@]}" \
-		fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
+		fio --ioengine=libaio --direct=1 --group_reporting \
 		--time_based --runtime="$runtime" --ramp_time="$ramp" \
 		--output-format=json --output="$f.json" $(cell_args "$cell") \
-		>"$f.log" 2>&1
+		"${files[@]}" >"$f.log" 2>&1
 	rc=$?
 	b1=$(cpu_busy)
 	tcp=$(tcp_trouble)
@@ -161,9 +183,15 @@ for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
         secs = int(runtime)
         # CPU time of the whole guest, pro rata over the measured part.
         busy_s = int(busy) / int(hz) * secs / (secs + int(ramp))
+        # Stalls: the IOs that took a second or more (fio's latency
+        # histogram, in percent of all IOs), and the longest.
+        hist = job.get("latency_ms", {})
+        slow = lambda *keys: round(sum(hist.get(k, 0) for k in keys) * ios / 100)
         rec.update(iops=ios / secs, bw=bw, p50_us=lat.get("50.000000", 0) / 1000,
                    p99_us=lat.get("99.000000", 0) / 1000,
-                   cpu_us_per_io=busy_s * 1e6 / ios if ios else None)
+                   cpu_us_per_io=busy_s * 1e6 / ios if ios else None,
+                   ios_ge_1s=slow("2000", ">=2000"), ios_ge_2s=slow(">=2000"),
+                   max_ms=max(job[d]["clat_ns"]["max"] for d in ("read", "write")) / 1e6)
         # With -P: what perf stat counted, per IO, pro rata as the CPU.
         try:
             with open(path[:-len(".json")] + ".stat") as f:
@@ -338,7 +366,138 @@ for tool, size in (("ib_write_bw", "65536"), ("ib_read_lat", "4096")):
 PY
 }
 
-modprobe null_blk nr_devices=1 max_sectors=2048 gb=4 ||
+# The scale job's targets: $wwn-sN for N from 1 to scale_max, and
+# $wwn-chap for the logins.
+scale_counts="16 4 1"
+scale_max=16
+# With 16 sessions also: far more than the default 64 MiB of cache lines.
+pressure=write-1m-qd32
+scale_logins=10
+chap_user=bench
+chap_secret=bench-secret-1
+
+# scale_up TARGET: TARGET's modules over TCP and the scale job's targets,
+# in one targetcli run; discovery finds them all.
+scale_up() {
+	local i w me
+
+	case "$1" in
+	lio)	modprobe --ignore-install iscsi_target_mod ;;
+	xt)	# shellcheck disable=SC2086 # one word per parameter
+		ixt_insmod $xt_params ;;
+	esac || return 1
+	me=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+	for ((i = 1; i <= scale_max; i++)); do
+		w=$wwn-s$i
+		echo "/backstores/block create name=nullb$i dev=/dev/nullb$i"
+		echo "/iscsi create $w"
+		echo "/iscsi/$w/tpg1/luns create /backstores/block/nullb$i lun=0"
+		echo "/iscsi/$w/tpg1 set attribute authentication=0 generate_node_acls=1 demo_mode_write_protect=0 cache_dynamic_acls=1"
+	done | {
+		cat
+		w=$wwn-chap
+		cat <<EOT
+/backstores/block create name=nullb dev=/dev/nullb0
+/iscsi create $w
+/iscsi/$w/tpg1/luns create /backstores/block/nullb lun=0
+/iscsi/$w/tpg1/acls create $me
+/iscsi/$w/tpg1/acls/$me set auth userid=$chap_user password=$chap_secret
+/iscsi/$w/tpg1 set attribute authentication=1 generate_node_acls=0
+EOT
+	} | targetcli >/dev/null
+	[ -d "$cfs/$wwn-chap/tpgt_1/acls/$me" ] &&
+		iscsiadm -m discovery -t st -p "$portal" >/dev/null &&
+		iscsiadm -m node -T "$wwn-chap" -p "$portal" -o update \
+			-n node.session.auth.authmethod -v CHAP \
+			-n node.session.auth.username -v "$chap_user" \
+			-n node.session.auth.password -v "$chap_secret" >/dev/null
+}
+
+# scale_sessions N: log in or out until exactly the first N scale targets
+# have a session, and print their disks.
+scale_sessions() {
+	local i op
+
+	for ((i = 1; i <= scale_max; i++)); do
+		op=--logout
+		[ "$i" -le "$1" ] && op=--login
+		iscsiadm -m node -T "$wwn-s$i" -p "$portal" "$op" >/dev/null 2>&1
+	done
+	[ "$1" -eq 0 ] || ixt_session_disks "$1"
+}
+
+# The kernel's memory in use, in KiB, "FREE SLAB", the caches dropped.
+mem_used() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^MemFree:/ { f = $2 } /^Slab:/ { s = $2 } END { print -f, s }' /proc/meminfo
+}
+
+# scale_round TARGET ROUND: the scale job for TARGET, its cells appended.
+scale_round() {
+	local target=$1 round=$2 n m0 m1 t0 ok=0 i disks cell mine
+	local idle=idle-sessions-x$scale_max
+
+	log "round $round: scale job, $target"
+	if ! scale_up "$target"; then
+		log "$target: scale job: configuration failed"
+		for cell in $(printf 'randread-4k-qd8-x%s ' $scale_counts) "$pressure-x$scale_max"; do
+			record_error "$target" tcp nullb "$cell" "$round" "configuration failed"
+		done
+		record_error "$target" tcp - "$idle" "$round" "configuration failed"
+		record_error "$target" tcp nullb login-chap "$round" "configuration failed"
+		scale_sessions 0
+		iscsiadm -m node -o delete >/dev/null 2>&1
+		target_down "$target" tcp
+		return
+	fi
+	m0=$(mem_used)
+	if mapfile -t disks < <(scale_sessions "$scale_max") &&
+		[ "${#disks[@]}" -eq "$scale_max" ]; then
+		sleep 2
+		m1=$(mem_used)
+		printf '{"target": "%s", "transport": "tcp", "backstore": "-", "cell": "%s", "round": %d, "mem_kib": %d, "slab_kib": %d}\n' \
+			"$target" "$idle" "$round" \
+			$(((${m1% *} - ${m0% *}) / scale_max)) \
+			$(((${m1#* } - ${m0#* }) / scale_max)) >>"$out"
+	else
+		record_error "$target" tcp - "$idle" "$round" "login failed"
+	fi
+	for n in $scale_counts; do
+		mine=("randread-4k-qd8-x$n")
+		[ "$n" -eq "$scale_max" ] && mine+=("$pressure-x$n")
+		if mapfile -t disks < <(scale_sessions "$n") && [ "${#disks[@]}" -eq "$n" ]; then
+			for cell in "${mine[@]}"; do
+				run_cell "$target" tcp nullb "$cell" "$round" "${disks[@]}"
+			done
+		else
+			for cell in "${mine[@]}"; do
+				record_error "$target" tcp nullb "$cell" "$round" "login failed"
+			done
+		fi
+	done
+	flush_cells
+	scale_sessions 0
+	t0=$(date +%s.%N)
+	for ((i = 0; i < scale_logins; i++)); do
+		iscsiadm -m node -T "$wwn-chap" -p "$portal" --login >/dev/null 2>&1 &&
+			iscsiadm -m node -T "$wwn-chap" -p "$portal" --logout >/dev/null 2>&1 &&
+			ok=$((ok + 1))
+	done
+	if [ "$ok" -eq "$scale_logins" ]; then
+		printf '{"target": "%s", "transport": "tcp", "backstore": "nullb", "cell": "login-chap", "round": %d, "logins_per_s": %s}\n' \
+			"$target" "$round" "$(echo "$t0 $(date +%s.%N)" |
+				awk -v n="$ok" '{ printf "%.2f", n / ($2 - $1) }')" >>"$out"
+	else
+		record_error "$target" tcp nullb login-chap "$round" "$((scale_logins - ok)) of $scale_logins CHAP logins failed"
+	fi
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	target_down "$target" tcp
+}
+
+# Device 0 for the matrix and the CHAP target, 1 to scale_max for the
+# scale job.
+modprobe null_blk nr_devices=$((scale_max + 1)) max_sectors=2048 gb=4 ||
 	{ log "cannot load null_blk"; exit 1; }
 # The iSER initiator's commands up to 1 MiB, as over TCP and null_blk
 # (its default, 512 KiB, would split the 1 MiB cells).
@@ -350,6 +509,7 @@ esac
 
 for ((round = 1; round <= rounds; round++)); do
 	for tp in $transports; do
+		listed matrix "$jobs" || break
 		ixt_env_rdma "$(rdma_type "$tp")" ||
 			log "cannot put $(rdma_type "$tp")0 on veth0"
 		for target in $(targets_of "$tp"); do
@@ -373,21 +533,28 @@ for ((round = 1; round <= rounds; round++)); do
 			fi
 			mapfile -t disks < <(ixt_session_disks 2)
 			for cell in $cells; do
-				run_cell "$target" "$tp" nullb "$cell" "${disks[0]}" "$round"
-				run_cell "$target" "$tp" rd "$cell" "${disks[1]}" "$round"
+				run_cell "$target" "$tp" nullb "$cell" "$round" "${disks[0]}"
+				run_cell "$target" "$tp" rd "$cell" "$round" "${disks[1]}"
 			done
 			flush_cells
 			logout
 			target_down "$target" "$tp"
 		done
 	done
+	if listed scale "$jobs" && listed tcp "$transports"; then
+		for target in lio xt; do
+			scale_round "$target" "$round"
+		done
+	fi
 done
 
-log "bounds: local null_blk"
-for cell in $cells; do
-	run_cell local - nullb "$cell" /dev/nullb0 1
-done
-flush_cells
+if listed matrix "$jobs"; then
+	log "bounds: local null_blk"
+	for cell in $cells; do
+		run_cell local - nullb "$cell" 1 /dev/nullb0
+	done
+	flush_cells
+fi
 
 case " $transports " in
 *" tcp "*)

@@ -8,17 +8,28 @@ Medians over rounds per (target, transport, backstore, cell); the ratio
 column is iscsi_xt over LIO on the same transport (TCP, iSER; iSER over
 iWARP has iscsi_xt alone, LIO cannot listen there). The chart
 (gnuplot, when installed) shows that ratio for IOPS and for CPU cost per
-IO.
+IO. The scale job's cells (sessions at once, idle sessions' memory,
+CHAP logins) get a table of their own, and scale.png the IOPS per
+session count.
 """
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 
-METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io")
+METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io", "ios_ge_1s",
+           "ios_ge_2s", "max_ms", "mem_kib", "slab_kib", "logins_per_s")
 TRANSPORTS = ("tcp", "iser", "iwarp")
+SCALE_CELL = re.compile(r"^([a-z]+-[0-9a-z]+-qd[0-9]+)-x([0-9]+)$")
+
+
+def scale_job(cell):
+    """Whether CELL is one of the scale job's."""
+    return bool(SCALE_CELL.match(cell)) or cell.startswith("idle-sessions-") \
+        or cell == "login-chap"
 
 
 def load(path):
@@ -59,13 +70,14 @@ def ratio(a, b):
 
 def pairs(med):
     """The (transport, backstore, cell) measured on LIO or iscsi_xt, TCP first."""
-    return sorted({(tp, bs, c) for (t, tp, bs, c) in med if t in ("lio", "xt")},
+    return sorted({(tp, bs, c) for (t, tp, bs, c) in med
+                   if t in ("lio", "xt") and not scale_job(c)},
                   key=lambda k: (TRANSPORTS.index(k[0]) if k[0] in TRANSPORTS
                                  else len(TRANSPORTS), k))
 
 
 def table(med):
-    lines = [
+    lines = [] if not pairs(med) else [
         "| transport | backstore | cell | LIO IOPS | xt IOPS | xt/LIO | LIO MB/s | xt MB/s "
         "| LIO p50/p99 us | xt p50/p99 us | LIO CPU us/IO | xt CPU us/IO | local IOPS |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -103,6 +115,87 @@ def table(med):
     return "\n".join(lines) + "\n"
 
 
+def scale_rows(med):
+    """(sessions, cell) of the scale job's fio cells, fewest sessions first."""
+    rows = {(int(m.group(2)), c) for (t, tp, bs, c) in med
+            for m in [SCALE_CELL.match(c)] if m and t in ("lio", "xt")}
+    return sorted(rows)
+
+
+def scale_table(med):
+    rows = scale_rows(med)
+    if not rows:
+        return ""
+    lines = [
+        "| sessions | cell | LIO IOPS | xt IOPS | xt/LIO | LIO p50/p99 us | xt p50/p99 us "
+        "| LIO CPU us/IO | xt CPU us/IO | LIO IOs >=1 s/>=2 s, max ms "
+        "| xt IOs >=1 s/>=2 s, max ms |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, c in rows:
+        lio = med.get(("lio", "tcp", "nullb", c), {})
+        xt = med.get(("xt", "tcp", "nullb", c), {})
+        lines.append(
+            f"| {n} | {SCALE_CELL.match(c).group(1)} | {fmt(lio.get('iops'))} "
+            f"| {fmt(xt.get('iops'))} | {fmt(ratio(xt.get('iops'), lio.get('iops')), digits=2)} "
+            f"| {fmt(lio.get('p50_us'))}/{fmt(lio.get('p99_us'))} "
+            f"| {fmt(xt.get('p50_us'))}/{fmt(xt.get('p99_us'))} "
+            f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} "
+            f"| {fmt(xt.get('cpu_us_per_io'), digits=1)} "
+            f"| {fmt(lio.get('ios_ge_1s'))}/{fmt(lio.get('ios_ge_2s'))}, {fmt(lio.get('max_ms'))} "
+            f"| {fmt(xt.get('ios_ge_1s'))}/{fmt(xt.get('ios_ge_2s'))}, {fmt(xt.get('max_ms'))} |")
+    for (t, tp, bs, c), m in sorted(med.items()):
+        if t == "lio" and c.startswith("idle-sessions-"):
+            xt = med.get(("xt", tp, bs, c), {})
+            lines.append(
+                f"\nMemory per idle session ({c.split('-x')[-1]} sessions logged in,"
+                f" target and initiator in one VM; MemFree and Slab, caches dropped):"
+                f" LIO {fmt(m.get('mem_kib'))} KiB ({fmt(m.get('slab_kib'))} KiB slab),"
+                f" iscsi_xt {fmt(xt.get('mem_kib'))} KiB ({fmt(xt.get('slab_kib'))} KiB slab)")
+    lio = med.get(("lio", "tcp", "nullb", "login-chap"), {})
+    xt = med.get(("xt", "tcp", "nullb", "login-chap"), {})
+    if lio or xt:
+        lines.append(f"\nCHAP login + logout per second (open-iscsi, one after another):"
+                     f" LIO {fmt(lio.get('logins_per_s'), digits=2)},"
+                     f" iscsi_xt {fmt(xt.get('logins_per_s'), digits=2)}")
+    return "\n".join(lines) + "\n"
+
+
+def gnuplot(script):
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report: no chart ({e})", file=sys.stderr)
+
+
+def scale_chart(med, outdir):
+    rows = []
+    for n, c in scale_rows(med):
+        if not c.startswith("randread-"):
+            continue
+        lio = med.get(("lio", "tcp", "nullb", c), {}).get("iops")
+        xt = med.get(("xt", "tcp", "nullb", c), {}).get("iops")
+        rows.append(f"{n} {lio if lio is not None else 'NaN'} {xt if xt is not None else 'NaN'}")
+    if not rows:
+        return
+    dat = os.path.join(outdir, "scale.dat")
+    with open(dat, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    gnuplot(f"""
+set terminal pngcairo size 800,450
+set output '{os.path.join(outdir, "scale.png")}'
+set title 'Sessions at once, 4 KiB random reads at iodepth 8 each: total IOPS' noenhanced
+set xlabel 'sessions'
+set ylabel 'IOPS'
+set logscale x 2
+set xrange [0.8:24]
+set yrange [0:*]
+set grid
+set key bottom right noenhanced
+plot '{dat}' using 1:2 with linespoints lw 2 title 'LIO', '' using 1:3 with linespoints lw 2 title 'iscsi_xt'
+""")
+
+
 def chart(med, outdir):
     rows = []
     for tp, bs, c in pairs(med):
@@ -117,7 +210,7 @@ def chart(med, outdir):
     dat = os.path.join(outdir, "chart.dat")
     with open(dat, "w") as f:
         f.write("\n".join(rows) + "\n")
-    script = f"""
+    gnuplot(f"""
 set terminal pngcairo size {max(1100, 300 + 45 * len(rows))},500
 set output '{os.path.join(outdir, "chart.png")}'
 set title 'iscsi_xt / LIO (1.0 = equal)' noenhanced
@@ -128,11 +221,7 @@ set rmargin 14
 set yrange [0:*]
 set grid ytics
 plot '{dat}' using 2:xtic(1) title 'IOPS ratio', '' using 3 title 'CPU per IO ratio', 1 notitle lw 2
-"""
-    try:
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"report: no chart ({e})", file=sys.stderr)
+""")
 
 
 def main():
@@ -142,9 +231,13 @@ def main():
         json.dump([{"target": t, "transport": tp, "backstore": bs, "cell": c, **m}
                    for (t, tp, bs, c), m in sorted(med.items())], f, indent=1)
     md = table(med)
+    scale = scale_table(med)
+    if scale:
+        md += "\nMany sessions (TCP, one null_blk LUN per session):\n\n" + scale
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(md)
     chart(med, outdir)
+    scale_chart(med, outdir)
     print(md)
 
 

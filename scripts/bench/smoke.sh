@@ -3,9 +3,11 @@
 #
 # The make check step for make bench: runs the harness in smoke mode (one
 # round of two 1 s cells, LIO and iscsi_xt over TCP and over iSER on
-# rxe0, iscsi_xt over iSER on siw0, both backstores) and checks that every
-# cell of every target on each transport produced IOPS, a latency and a
-# CPU cost. Speed is never asserted here. Ends with "N passed, N failed".
+# rxe0, iscsi_xt over iSER on siw0, both backstores; the scale job with
+# 1 s cells) and checks that every cell of every target on each transport
+# produced IOPS, a latency and a CPU cost, and that the scale job measured
+# each session count, the idle sessions' memory and the CHAP logins.
+# Speed is never asserted here. Ends with "N passed, N failed".
 
 set -uo pipefail
 
@@ -43,6 +45,23 @@ for tp, targets in (("tcp", ("lio", "xt")), ("iser", ("lio", "xt")),
                       + ("" if ok else f" {m}"))
                 passed += ok
                 failed += not ok
+for target in ("lio", "xt"):
+    # Cell, what must be there, what must be more than 0 (fio may not
+    # finish a 1 MiB write of 16 sessions at iodepth 32 in a 1 s cell).
+    for cell, keys, positive in [
+            (f"randread-4k-qd8-x{n}", ("iops", "p50_us", "cpu_us_per_io"), True)
+            for n in (1, 4, 16)] + [
+            ("write-1m-qd32-x16", ("iops", "ios_ge_1s", "max_ms"), False),
+            ("idle-sessions-x16", ("mem_kib", "slab_kib"), False),
+            ("login-chap", ("logins_per_s",), True)]:
+        m = next((c for c in cells if (c.get("target"), c.get("transport"),
+                                      c.get("cell")) == (target, "tcp", cell)), None)
+        ok = bool(m) and all(m.get(k) is not None and (not positive or m[k] > 0)
+                             for k in keys)
+        print(f"{'ok' if ok else 'not ok'}: {target} tcp scale {cell}"
+              + ("" if ok else f" {m}"))
+        passed += ok
+        failed += not ok
 if rc:
     print(f"not ok: bench.sh exited with {rc}")
     failed += 1
