@@ -161,6 +161,17 @@ def scale_table(med):
     return "\n".join(lines) + "\n"
 
 
+def write_dat(outdir, name, rows):
+    """The chart's data file NAME in OUTDIR, a line per row: its path, or
+    None when there are no rows."""
+    if not rows:
+        return None
+    dat = os.path.join(outdir, name)
+    with open(dat, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    return dat
+
+
 def gnuplot(script):
     try:
         subprocess.run(["gnuplot"], input=script, text=True, check=True)
@@ -176,11 +187,9 @@ def scale_chart(med, outdir):
         lio = med.get(("lio", "tcp", "nullb", c), {}).get("iops")
         xt = med.get(("xt", "tcp", "nullb", c), {}).get("iops")
         rows.append(f"{n} {lio if lio is not None else 'NaN'} {xt if xt is not None else 'NaN'}")
-    if not rows:
+    dat = write_dat(outdir, "scale.dat", rows)
+    if not dat:
         return
-    dat = os.path.join(outdir, "scale.dat")
-    with open(dat, "w") as f:
-        f.write("\n".join(rows) + "\n")
     gnuplot(f"""
 set terminal pngcairo size 800,450
 set output '{os.path.join(outdir, "scale.png")}'
@@ -205,11 +214,9 @@ def chart(med, outdir):
         rc = ratio(xt.get("cpu_us_per_io"), lio.get("cpu_us_per_io"))
         if ri is not None:
             rows.append(f'"{tp} {bs} {c}" {ri:.3f} {rc if rc is not None else 0:.3f}')
-    if not rows:
+    dat = write_dat(outdir, "chart.dat", rows)
+    if not dat:
         return
-    dat = os.path.join(outdir, "chart.dat")
-    with open(dat, "w") as f:
-        f.write("\n".join(rows) + "\n")
     gnuplot(f"""
 set terminal pngcairo size {max(1100, 300 + 45 * len(rows))},500
 set output '{os.path.join(outdir, "chart.png")}'
