@@ -118,7 +118,7 @@ dump() {
 		--exclude '/fabric_statistics/iscsi_instance/(vendor|version)$' \
 		--exclude '/rtpi$' |
 		sed -E -e 's#(/target/core/[a-z_]+_)[0-9]+/#\1N/#' \
-			-e 's#^([^ ]*auth/[a-z_]+ f0644 )NULL\\n$#\1\\n#' >"$1"
+			-e 's#^([^[:space:]]*auth/[a-z_]+[[:space:]]+f0[0-7]+[[:space:]]+)NULL\\n$#\1\\n#' >"$1"
 }
 
 # What the boot unit's targetctl restore did, from nothing of the target
