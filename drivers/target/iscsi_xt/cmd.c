@@ -342,14 +342,11 @@ static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 
 	if (!conn->pool_wait) {
 		ixt_sess_pool_short(conn->sess);
-		if (!dataout) {
-			conn->pool_wait = jiffies | 1;
-			return -EAGAIN;
-		}
-	} else if (!dataout &&
-		   time_before(jiffies, conn->pool_wait + IXT_CMD_POOL_WAIT)) {
-		return -EAGAIN;
+		conn->pool_wait = jiffies | 1;
 	}
+	if (!dataout &&
+	    time_before(jiffies, conn->pool_wait + IXT_CMD_POOL_WAIT))
+		return -EAGAIN;
 	if (dataout)
 		pr_warn_ratelimited("%s: no cache line free, Data-Out queued behind: TASK SET FULL\n",
 				    conn->sess->initiator);
