@@ -336,6 +336,29 @@ static bool ixt_dpt_missing(const struct ixt_dpt *t, u32 from, u32 to)
 	       ixt_ranges_hole(t->ranges, from, &hole, &hole_len) && hole < to;
 }
 
+/*
+ * The placement of @len bytes from the byte @pc locates on, in @entry and,
+ * solicited (@entry past the unsolicited ones), in the run of R2T @run.
+ */
+static void ixt_dpt_set_place(const struct ixt_dpt *t,
+			      const struct ixt_dpt_piece *pc, u32 len,
+			      u32 entry, u32 run, struct ixt_dpt_place *p)
+{
+	u64 room = BIT_ULL(t->line_shift) - pc->line_off;
+
+	*p = (struct ixt_dpt_place) {
+		.addr = pc->addr,
+		.offset = pc->offset,
+		.len = len,
+		.contig = room < len ? room : len,
+		.line = pc->line,
+		.line_off = pc->line_off,
+		.entry = entry,
+		.run = run,
+		.solicited = entry >= t->first_r2t,
+	};
+}
+
 /**
  * ixt_dpt_place() - check a solicited Data-Out and find where it goes
  * @t: the table of the command its tag names (see ixt_dpt_ttt_slot()).
@@ -366,7 +389,6 @@ int ixt_dpt_place(const struct ixt_dpt *t, u32 ttt, u32 offset, u32 len,
 	const struct ixt_dpt_entry *r, *e;
 	struct ixt_dpt_piece pc;
 	u32 run, idx, end, run_end;
-	u64 room;
 	bool last;
 
 	if ((ttt & IXT_DPT_TTT_SLOT_MASK) != t->slot)
@@ -403,18 +425,7 @@ int ixt_dpt_place(const struct ixt_dpt *t, u32 ttt, u32 offset, u32 len,
 	if (final != last)
 		return -EPROTO;
 
-	room = BIT_ULL(t->line_shift) - pc.line_off;
-	*p = (struct ixt_dpt_place) {
-		.addr = pc.addr,
-		.offset = offset,
-		.len = len,
-		.contig = room < len ? room : len,
-		.line = pc.line,
-		.line_off = pc.line_off,
-		.entry = idx,
-		.run = run,
-		.solicited = true,
-	};
+	ixt_dpt_set_place(t, &pc, len, idx, run, p);
 	return 0;
 }
 
@@ -442,7 +453,6 @@ int ixt_dpt_place_unsol(const struct ixt_dpt *t, u32 offset, u32 len,
 			bool final, struct ixt_dpt_place *p)
 {
 	struct ixt_dpt_piece pc;
-	u64 room;
 	u32 end;
 	bool last;
 
@@ -458,17 +468,8 @@ int ixt_dpt_place_unsol(const struct ixt_dpt *t, u32 offset, u32 len,
 		return -EPROTO;
 
 	ixt_dpt_locate(t, offset, &pc);
-	room = BIT_ULL(t->line_shift) - pc.line_off;
-	*p = (struct ixt_dpt_place) {
-		.addr = pc.addr,
-		.offset = offset,
-		.len = len,
-		.contig = room < len ? room : len,
-		.line = pc.line,
-		.line_off = pc.line_off,
-		.entry = pc.line,
-		.solicited = false,
-	};
+	/* The unsolicited entries are one per line. */
+	ixt_dpt_set_place(t, &pc, len, pc.line, 0, p);
 	return 0;
 }
 
