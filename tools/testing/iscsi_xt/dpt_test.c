@@ -523,44 +523,47 @@ TEST(stale_ttt_of_previous_command)
 	EXPECT_EQ(p.run, 2);
 }
 
+/* Committing @p, a placement misused, warns once and fails. */
+static void commit_refused(struct ixt_dpt *t, const struct ixt_dpt_place *p)
+{
+	int ret = 0;
+
+	EXPECT_WARNS(1, ret = ixt_dpt_commit(t, p));
+	EXPECT_EQ(ret, -EINVAL);
+}
+
 TEST(commit_misuse_warns)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt_place p, bad;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
-	int ret = 0;
 
 	ASSERT_TRUE(fig9_init(&t, e, 1));
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x2000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	IXT_CASE("committed twice");
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &p));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &p);
 	IXT_CASE("entry out of range");
 	bad = p;
 	bad.entry = 3;
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &bad);
 	IXT_CASE("longer than the run");
 	bad = p;
 	bad.offset = 0x2000;
 	bad.len = 0xe001;
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &bad);
 	IXT_CASE("run after the entry");
 	bad = p;
 	bad.offset = 0x2000;
 	bad.run = 1;
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &bad);
 	IXT_CASE("solicited flag wrong");
 	bad = p;
 	bad.offset = 0x2000;
 	bad.solicited = false;
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &bad));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &bad);
 	EXPECT_EQ(e[0].received, 0x2000);
 	EXPECT_EQ(t.received, 0x2000);
 }
@@ -693,7 +696,6 @@ TEST(out_of_order_island_bound)
 	struct ixt_dpt_place p;
 	struct ixt_ranges rs;
 	struct ixt_dpt t;
-	int ret = 0;
 
 	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST, &rs, range, 1));
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x1000, false, &p), 0);
@@ -708,8 +710,7 @@ TEST(out_of_order_island_bound)
 		  0);
 	EXPECT_EQ(ixt_dpt_commit(&t, &p), 0);
 	IXT_CASE("committed twice");
-	EXPECT_WARNS(1, ret = ixt_dpt_commit(&t, &p));
-	EXPECT_EQ(ret, -EINVAL);
+	commit_refused(&t, &p);
 	EXPECT_EQ(t.received, 0x2000);
 }
 
