@@ -1047,7 +1047,7 @@ ixt_traced_objects() {
 		[ -e "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || return 1
-	awk -v mods="$1" '
+	awk -v re="$1" '
 		function flush() {
 			if (n && hit && site !~ /^radix_tree_node:__radix_tree_preload/)
 				sites[site] += n
@@ -1062,10 +1062,10 @@ ixt_traced_objects() {
 			flush()
 			n = $1
 			site = cache ":" $2
-			hit = $0 ~ mods
+			hit = $0 ~ re
 			next
 		}
-		!hit && $0 ~ mods {
+		!hit && $0 ~ re {
 			hit = 1
 			site = site "<" $1
 		}
@@ -1076,9 +1076,15 @@ ixt_traced_objects() {
 		}' "${files[@]}"
 }
 
-# The raw initiators' tests (tcp_badinput.sh, iser_badinput.sh) define
 # raw ARGS...: run the raw initiator with the cases ARGS, its output in
-# $raw_out, its exit status its own.
+# $raw_out, its exit status its own. This one runs ixt_raw.py over TCP
+# against the test's $tgt at the target's IPv4 address; the tests that
+# need another client, address or option define their own
+# (tcp_badinput.sh, iser_badinput.sh...).
+raw() {
+	raw_out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
+		--host "$IXT_ADDR4_T" "$@" 2>&1)
+}
 
 # ixt_raw_print REGEX: the lines of $raw_out that REGEX does not match, as
 # KTAP messages.
@@ -1109,26 +1115,33 @@ ixt_raw_cases() {
 	done
 }
 
-# ixt_owned_back OWNER...: no more objects of the OWNER modules in use
-# than in the ixt_owned_objects listing $IXT_WORK/owned.before; some go
-# only after an RCU grace period or a work item of the target core,
-# which a loaded VM may delay: up to 10 s. Prints both totals and the
-# allocation sites that grew.
-ixt_owned_back() {
-	local before=$IXT_WORK/owned.before after=$IXT_WORK/owned.after
-	local grown i
+# ixt_traced_back WHAT BEFORE LISTING...: no more objects in use in the
+# listing the command LISTING... prints (ixt_owned_objects,
+# ixt_init_objects) than in the listing in the file BEFORE; some go only
+# after an RCU grace period or a work item of the target core, which a
+# loaded VM may delay: up to 10 s. Prints both totals, as objects WHAT,
+# and the allocation sites that grew. Fails if LISTING fails.
+ixt_traced_back() {
+	local what=$1 before=$2 after=$2.after grown i
 
+	shift 2
 	for ((i = 0; i < 10; i++)); do
-		ixt_owned_objects "$@" >"$after"
+		"$@" >"$after" || return 1
 		grown=$(ixt_owned_growth "$before" "$after" 1) && break
 		sleep 1
 	done
-	ktap_print_msg "objects of $* in use:" \
+	ktap_print_msg "objects $what in use:" \
 		"$(awk '{n += $2} END {print n + 0}' "$before") before," \
 		"$(awk '{n += $2} END {print n + 0}' "$after") after"
 	[ -z "$grown" ] && return 0
 	ktap_print_msg "allocation sites that grew: $(tr '\n' ' ' <<<"$grown")"
 	return 1
+}
+
+# ixt_owned_back OWNER...: ixt_traced_back of the OWNER modules' objects
+# since ixt_owned_mark.
+ixt_owned_back() {
+	ixt_traced_back "of $*" "$IXT_WORK/owned.before" ixt_owned_objects "$@"
 }
 
 # ixt_owned_mark OWNER...: the ixt_owned_objects listing of the OWNER

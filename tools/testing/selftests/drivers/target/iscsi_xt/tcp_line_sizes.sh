@@ -42,11 +42,6 @@ rd_pages=$((${#sizes[@]} * 6 * 1024))
 region=0
 disk=
 
-raw() {
-	raw_out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
-		--host "$IXT_ADDR4_T" "$@" 2>&1)
-}
-
 node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
 }

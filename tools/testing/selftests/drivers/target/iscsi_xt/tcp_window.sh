@@ -38,11 +38,6 @@ node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
 }
 
-raw() {
-	raw_out=$(python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
-		--host "$IXT_ADDR4_T" "$@" 2>&1)
-}
-
 # Field NAME of the one session in debugfs "sessions".
 sess_field() {
 	awk -v f="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
