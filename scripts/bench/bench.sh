@@ -40,34 +40,35 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=3 runtime=10 ramp=2
 
+# add_words OPT LIST WORDS CHOICE...: LIST with each of WORDS (comma- or
+# space-separated, each a CHOICE) added at its end, once; exits with a
+# message for -OPT otherwise.
+add_words() {
+	local opt=$1 list=$2 words=${3//,/ } w
+
+	shift 3
+	for w in $words; do
+		case " $* " in
+		*" $w "*) ;;
+		*)	echo "bench: -$opt $w: one of $* expected" >&2
+			exit 2 ;;
+		esac
+		case " $list " in
+		*" $w "*) ;;
+		*)	list="${list:+$list }$w" ;;
+		esac
+	done
+	echo "$list"
+}
+
 smoke='' name=bench xt_params='' transports='' profile='' jobs=''
 while getopts "qsPr:t:j:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
 	r)	rounds=$OPTARG ;;
-	t)	for tp in ${OPTARG//,/ }; do
-			case "$tp" in
-			tcp | iser | iwarp) ;;
-			*)	echo "bench: -t $tp: tcp, iser or iwarp expected" >&2
-				exit 2 ;;
-			esac
-			case " $transports " in
-			*" $tp "*) ;;
-			*)	transports="${transports:+$transports }$tp" ;;
-			esac
-		done ;;
-	j)	for job in ${OPTARG//,/ }; do
-			case "$job" in
-			matrix | scale) ;;
-			*)	echo "bench: -j $job: matrix or scale expected" >&2
-				exit 2 ;;
-			esac
-			case " $jobs " in
-			*" $job "*) ;;
-			*)	jobs="${jobs:+$jobs }$job" ;;
-			esac
-		done ;;
+	t)	transports=$(add_words t "$transports" "$OPTARG" tcp iser iwarp) ;;
+	j)	jobs=$(add_words j "$jobs" "$OPTARG" matrix scale) ;;
 	p)	xt_params=$OPTARG ;;
 	P)	profile=1 ;;
 	*)	exit 2 ;;

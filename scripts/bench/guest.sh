@@ -241,21 +241,26 @@ rdma_type() {
 	esac
 }
 
-# target_up TARGET TRANSPORT: load the target's modules and configure it.
-# LIO's modules come with --ignore-install, so that an installed
-# iscsi_xt.conf cannot stand iscsi_xt in for them; LIO would load ib_isert
-# itself on enable_iser, through the install lines.
-target_up() {
-	local tgt=$1 tp=$2 iser_cmds=
-
-	case "$tgt $tp" in
+# target_load TARGET TRANSPORT: load the target's modules. LIO's come
+# with --ignore-install, so that an installed iscsi_xt.conf cannot stand
+# iscsi_xt in for them; LIO would load ib_isert itself on enable_iser,
+# through the install lines.
+target_load() {
+	case "$1 $2" in
 	"lio tcp")	modprobe --ignore-install iscsi_target_mod ;;
 	"lio iser")	modprobe --ignore-install iscsi_target_mod &&
 				modprobe --ignore-install ib_isert ;;
 	"xt "*)		# shellcheck disable=SC2086 # one word per parameter
 			ixt_insmod $xt_params &&
-				{ [ "$tp" = tcp ] || ixt_insmod_iser; } ;;
-	esac || return 1
+				{ [ "$2" = tcp ] || ixt_insmod_iser; } ;;
+	esac
+}
+
+# target_up TARGET TRANSPORT: load the target's modules and configure it.
+target_up() {
+	local tgt=$1 tp=$2 iser_cmds=
+
+	target_load "$tgt" "$tp" || return 1
 	# iSER: the RDMA CM listener needs the address of the RDMA device's
 	# netdev, not the wildcard of targetcli's default portal, which the
 	# TCP listener of the same address would collide with.
@@ -381,11 +386,7 @@ chap_secret=bench-secret-1
 scale_up() {
 	local i w me
 
-	case "$1" in
-	lio)	modprobe --ignore-install iscsi_target_mod ;;
-	xt)	# shellcheck disable=SC2086 # one word per parameter
-		ixt_insmod $xt_params ;;
-	esac || return 1
+	target_load "$1" tcp || return 1
 	me=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 	for ((i = 1; i <= scale_max; i++)); do
 		w=$wwn-s$i
@@ -413,6 +414,12 @@ EOT
 			-n node.session.auth.password -v "$chap_secret" >/dev/null
 }
 
+# scale_cells N: the scale job's fio cells with N sessions.
+scale_cells() {
+	echo "randread-4k-qd8-x$1"
+	[ "$1" -ne "$scale_max" ] || echo "$pressure-x$1"
+}
+
 # scale_sessions N: log in or out until exactly the first N scale targets
 # have a session, and print their disks.
 scale_sessions() {
@@ -435,14 +442,16 @@ mem_used() {
 
 # scale_round TARGET ROUND: the scale job for TARGET, its cells appended.
 scale_round() {
-	local target=$1 round=$2 n m0 m1 t0 ok=0 i disks cell mine
+	local target=$1 round=$2 n m0 m1 t0 ok=0 i disks cell
 	local idle=idle-sessions-x$scale_max
 
 	log "round $round: scale job, $target"
 	if ! scale_up "$target"; then
 		log "$target: scale job: configuration failed"
-		for cell in $(printf 'randread-4k-qd8-x%s ' $scale_counts) "$pressure-x$scale_max"; do
-			record_error "$target" tcp nullb "$cell" "$round" "configuration failed"
+		for n in $scale_counts; do
+			for cell in $(scale_cells "$n"); do
+				record_error "$target" tcp nullb "$cell" "$round" "configuration failed"
+			done
 		done
 		record_error "$target" tcp - "$idle" "$round" "configuration failed"
 		record_error "$target" tcp nullb login-chap "$round" "configuration failed"
@@ -464,14 +473,12 @@ scale_round() {
 		record_error "$target" tcp - "$idle" "$round" "login failed"
 	fi
 	for n in $scale_counts; do
-		mine=("randread-4k-qd8-x$n")
-		[ "$n" -eq "$scale_max" ] && mine+=("$pressure-x$n")
 		if mapfile -t disks < <(scale_sessions "$n") && [ "${#disks[@]}" -eq "$n" ]; then
-			for cell in "${mine[@]}"; do
+			for cell in $(scale_cells "$n"); do
 				run_cell "$target" tcp nullb "$cell" "$round" "${disks[@]}"
 			done
 		else
-			for cell in "${mine[@]}"; do
+			for cell in $(scale_cells "$n"); do
 				record_error "$target" tcp nullb "$cell" "$round" "login failed"
 			done
 		fi
@@ -495,21 +502,11 @@ scale_round() {
 	target_down "$target" tcp
 }
 
-# Device 0 for the matrix and the CHAP target, 1 to scale_max for the
-# scale job.
-modprobe null_blk nr_devices=$((scale_max + 1)) max_sectors=2048 gb=4 ||
-	{ log "cannot load null_blk"; exit 1; }
-# The iSER initiator's commands up to 1 MiB, as over TCP and null_blk
-# (its default, 512 KiB, would split the 1 MiB cells).
-case " $transports " in
-*" iser "* | *" iwarp "*)
-	modprobe ib_iser max_sectors=2048 || log "cannot load ib_iser"
-	;;
-esac
+# matrix_round ROUND: the fio matrix over each transport, for each target.
+matrix_round() {
+	local round=$1 tp target err bs cell disks
 
-for ((round = 1; round <= rounds; round++)); do
 	for tp in $transports; do
-		listed matrix "$jobs" || break
 		ixt_env_rdma "$(rdma_type "$tp")" ||
 			log "cannot put $(rdma_type "$tp")0 on veth0"
 		for target in $(targets_of "$tp"); do
@@ -541,6 +538,22 @@ for ((round = 1; round <= rounds; round++)); do
 			target_down "$target" "$tp"
 		done
 	done
+}
+
+# Device 0 for the matrix and the CHAP target, 1 to scale_max for the
+# scale job.
+modprobe null_blk nr_devices=$((scale_max + 1)) max_sectors=2048 gb=4 ||
+	{ log "cannot load null_blk"; exit 1; }
+# The iSER initiator's commands up to 1 MiB, as over TCP and null_blk
+# (its default, 512 KiB, would split the 1 MiB cells).
+case " $transports " in
+*" iser "* | *" iwarp "*)
+	modprobe ib_iser max_sectors=2048 || log "cannot load ib_iser"
+	;;
+esac
+
+for ((round = 1; round <= rounds; round++)); do
+	listed matrix "$jobs" && matrix_round "$round"
 	if listed scale "$jobs" && listed tcp "$transports"; then
 		for target in lio xt; do
 			scale_round "$target" "$round"

@@ -64,6 +64,16 @@ def fmt(v, scale=1.0, digits=0):
     return "-" if v is None else f"{v / scale:,.{digits}f}"
 
 
+def lat(m):
+    """A cell's latency percentiles "p50/p99", in microseconds."""
+    return f"{fmt(m.get('p50_us'))}/{fmt(m.get('p99_us'))}"
+
+
+def stalls(m):
+    """A cell's IOs of 1 s and 2 s or more, and its longest in ms."""
+    return f"{fmt(m.get('ios_ge_1s'))}/{fmt(m.get('ios_ge_2s'))}, {fmt(m.get('max_ms'))}"
+
+
 def ratio(a, b):
     return None if a is None or not b else a / b
 
@@ -90,8 +100,8 @@ def table(med):
         lines.append(
             f"| {tp} | {bs} | {c} | {fmt(lio.get('iops'))} | {fmt(xt.get('iops'))} "
             f"| {fmt(r, digits=2)} | {fmt(lio.get('bw'), 1e6, 1)} | {fmt(xt.get('bw'), 1e6, 1)} "
-            f"| {fmt(lio.get('p50_us'))}/{fmt(lio.get('p99_us'))} "
-            f"| {fmt(xt.get('p50_us'))}/{fmt(xt.get('p99_us'))} "
+            f"| {lat(lio)} "
+            f"| {lat(xt)} "
             f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} | {fmt(xt.get('cpu_us_per_io'), digits=1)} "
             f"| {fmt(loc.get('iops'))} |")
     bounds = []
@@ -138,12 +148,12 @@ def scale_table(med):
         lines.append(
             f"| {n} | {SCALE_CELL.match(c).group(1)} | {fmt(lio.get('iops'))} "
             f"| {fmt(xt.get('iops'))} | {fmt(ratio(xt.get('iops'), lio.get('iops')), digits=2)} "
-            f"| {fmt(lio.get('p50_us'))}/{fmt(lio.get('p99_us'))} "
-            f"| {fmt(xt.get('p50_us'))}/{fmt(xt.get('p99_us'))} "
+            f"| {lat(lio)} "
+            f"| {lat(xt)} "
             f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} "
             f"| {fmt(xt.get('cpu_us_per_io'), digits=1)} "
-            f"| {fmt(lio.get('ios_ge_1s'))}/{fmt(lio.get('ios_ge_2s'))}, {fmt(lio.get('max_ms'))} "
-            f"| {fmt(xt.get('ios_ge_1s'))}/{fmt(xt.get('ios_ge_2s'))}, {fmt(xt.get('max_ms'))} |")
+            f"| {stalls(lio)} "
+            f"| {stalls(xt)} |")
     for (t, tp, bs, c), m in sorted(med.items()):
         if t == "lio" and c.startswith("idle-sessions-"):
             xt = med.get(("xt", tp, bs, c), {})

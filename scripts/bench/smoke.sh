@@ -30,38 +30,41 @@ except (OSError, ValueError) as e:
     print(f"not ok: no results ({e})")
     res = {}
 cells = res if isinstance(res, list) else []
+
+
+def check(what, match, keys, positive=True):
+    """The cell whose fields are MATCH's values has each of KEYS, more
+    than 0 if POSITIVE."""
+    global passed, failed
+    m = next((c for c in cells if all(c.get(k) == v for k, v in match.items())),
+             None)
+    ok = bool(m) and all(m.get(k) is not None and (not positive or m[k] > 0)
+                         for k in keys)
+    print(f"{'ok' if ok else 'not ok'}: {what}" + ("" if ok else f" {m}"))
+    passed += ok
+    failed += not ok
+
+
+fio = ("iops", "p50_us", "cpu_us_per_io")
 for tp, targets in (("tcp", ("lio", "xt")), ("iser", ("lio", "xt")),
                     ("iwarp", ("xt",))):
     for target in targets:
         for bs in ("nullb", "rd"):
             for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
-                key = (target, tp, bs, cell)
-                m = next((c for c in cells if (c.get("target"), c.get("transport"),
-                                              c.get("backstore"), c.get("cell")) == key),
-                         None)
-                ok = bool(m) and all((m.get(k) or 0) > 0
-                                     for k in ("iops", "p50_us", "cpu_us_per_io"))
-                print(f"{'ok' if ok else 'not ok'}: {target} {tp} {bs} {cell}"
-                      + ("" if ok else f" {m}"))
-                passed += ok
-                failed += not ok
+                check(f"{target} {tp} {bs} {cell}",
+                      {"target": target, "transport": tp, "backstore": bs,
+                       "cell": cell}, fio)
 for target in ("lio", "xt"):
     # Cell, what must be there, what must be more than 0 (fio may not
     # finish a 1 MiB write of 16 sessions at iodepth 32 in a 1 s cell).
     for cell, keys, positive in [
-            (f"randread-4k-qd8-x{n}", ("iops", "p50_us", "cpu_us_per_io"), True)
-            for n in (1, 4, 16)] + [
+            (f"randread-4k-qd8-x{n}", fio, True) for n in (1, 4, 16)] + [
             ("write-1m-qd32-x16", ("iops", "ios_ge_1s", "max_ms"), False),
             ("idle-sessions-x16", ("mem_kib", "slab_kib"), False),
             ("login-chap", ("logins_per_s",), True)]:
-        m = next((c for c in cells if (c.get("target"), c.get("transport"),
-                                      c.get("cell")) == (target, "tcp", cell)), None)
-        ok = bool(m) and all(m.get(k) is not None and (not positive or m[k] > 0)
-                             for k in keys)
-        print(f"{'ok' if ok else 'not ok'}: {target} tcp scale {cell}"
-              + ("" if ok else f" {m}"))
-        passed += ok
-        failed += not ok
+        check(f"{target} tcp scale {cell}",
+              {"target": target, "transport": "tcp", "cell": cell}, keys,
+              positive)
 if rc:
     print(f"not ok: bench.sh exited with {rc}")
     failed += 1
