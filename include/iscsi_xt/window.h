@@ -14,8 +14,17 @@
 /**
  * DOC: Adaptive command window
  *
- * The window is how many commands the initiator may have outstanding:
- * MaxCmdSN = ExpCmdSN + window - 1. It starts at the ACL's queue depth
+ * The window is how many commands the target holds at once: those
+ * below ExpCmdSN it has not answered yet, plus what MaxCmdSN still lets
+ * the initiator send (RFC 7143 3.2.2.1): MaxCmdSN = ExpCmdSN + window -
+ * held - 1, ExpCmdSN - 1 (closed) when the window is full
+ * (ixt_window_max_cmd_sn()). A response frees its command's place before
+ * it is built, so it carries the MaxCmdSN its completion opens. LIO holds
+ * its queue depth the same way; a window over ExpCmdSN alone would bound
+ * only the commands not received yet, and the initiator could keep its
+ * own queue depth in the target however the window shrank (seen in make
+ * bench's noisy-neighbour job before this law). It starts at the ACL's
+ * queue depth
  * (what LIO keeps for good) and adapts to the smoothed response time of
  * the backend (from submission to the target core, or from the moment a
  * write's data is all in, to the response), once per round: as many
@@ -55,5 +64,6 @@ void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns);
 u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns);
 u32 ixt_window_squeeze(struct ixt_window *w);
 u32 ixt_window_limit(struct ixt_window *w, u32 limit);
+u32 ixt_window_max_cmd_sn(u32 exp_cmd_sn, u32 win, u32 held);
 
 #endif /* _ISCSI_XT_WINDOW_H */

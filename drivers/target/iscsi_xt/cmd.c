@@ -213,10 +213,20 @@ out_free:
 	return ret;
 }
 
+/* The command gives its place in the session's window back, once. */
+static void ixt_cmd_window_give(struct ixt_cmd *cmd)
+{
+	if (!cmd->held)
+		return;
+	cmd->held = false;
+	atomic_dec(&cmd->conn->sess->win_held);
+}
+
 static void ixt_cmd_free(struct ixt_cmd *cmd)
 {
 	struct ixt_conn *conn = cmd->conn;
 
+	ixt_cmd_window_give(cmd);
 	if (cmd->nr_lines)
 		ixt_pool_put(cmd->lines, cmd->nr_lines);
 	ixt_bidi_free(cmd);
@@ -572,6 +582,11 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	u32 sg_nents = 0;
 	bool data_phase;
 
+	/* A command that took a CmdSN holds a place in the window. */
+	if (!ixt_pdu_is_immediate(&pdu->hdr)) {
+		cmd->held = true;
+		atomic_inc(&conn->sess->win_held);
+	}
 	if (req->flags & ISCSI_FLAG_CMD_WRITE)
 		dir = DMA_TO_DEVICE;
 	else if (req->flags & ISCSI_FLAG_CMD_READ)
@@ -645,6 +660,9 @@ static u8 ixt_cmd_residual(struct se_cmd *se_cmd, __be32 *residual)
  * ixt_cmd_rsp_pdu() - the response PDU embedded in a command
  * @cmd: the command, whose response has not been queued yet.
  *
+ * The command's place in the window is free from now on, so that the
+ * MaxCmdSN the response carries opens it.
+ *
  * Context: Any context.
  * Return: the PDU, zeroed; ixt_tx_pdu_free() hands it back to
  * ixt_cmd_rsp_done().
@@ -653,6 +671,7 @@ struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd)
 {
 	struct ixt_tx_pdu *pdu = &cmd->rsp;
 
+	ixt_cmd_window_give(cmd);
 	memset(pdu, 0, sizeof(*pdu));
 	INIT_LIST_HEAD(&pdu->entry);
 	pdu->cmd = cmd;

@@ -99,6 +99,10 @@ struct ixt_cmd_bidi {
  * @exec_ns: ktime_get_ns() when the command went to the backend (a read
  *	at submission, a write once its data is in); 0 before that, and
  *	once its response time has been fed to the session's window.
+ * @held: counted in its session's win_held: set by the receive path
+ *	before the command reaches the target core, cleared when its
+ *	response is built or it is freed, whichever comes first (never at
+ *	once: the response holds a reference).
  * @rsp: the PDU that carries the command's status, sent once.
  * @rsp_data: data segment of @rsp: SenseLength and sense data.
  * @sense: sense buffer for the target core.
@@ -128,6 +132,7 @@ struct ixt_cmd {
 	unsigned long abort_deadline;
 	u8 *cdb;
 	u64 exec_ns;
+	bool held;
 	struct ixt_ranges ranges;
 	struct ixt_range range[IXT_CMD_RANGES];
 	struct ixt_tx_pdu rsp;

@@ -220,6 +220,10 @@ struct ixt_conn {
  *	the size of @cmdsn_slots.
  * @max_cmd_sn: MaxCmdSN advertised so far; never moves back. Written
  *	under the connection's sn_lock, read anywhere with READ_ONCE().
+ * @win_held: the session's non-immediate SCSI commands below ExpCmdSN
+ *	that have no response built yet: the part of the window in use
+ *	(ixt_window_max_cmd_sn()). Taken when a command's turn comes,
+ *	given back when its response is built or it goes without one.
  * @win_lock: protects @window.
  * @window: the command window, adapted to the backend (window.h).
  * @win_cur: @window.cur, published under @win_lock for lockless readers.
@@ -247,6 +251,7 @@ struct ixt_sess {
 	struct ixt_snq_node **cmdsn_slots;
 	u32 cmdsn_depth;
 	u32 max_cmd_sn;
+	atomic_t win_held;
 	spinlock_t win_lock;	/* protects window */
 	struct ixt_window window;
 	u32 win_cur;

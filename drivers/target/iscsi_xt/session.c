@@ -542,11 +542,16 @@ void ixt_close_session(struct se_session *se_sess)
 	mutex_unlock(&ixt_sess_mutex);
 }
 
-/* One session in the format of LIO's "info" file, which rtslib parses. */
+/*
+ * One session in the format of LIO's "info" file, which rtslib parses.
+ * CmdSN/WR is the command window (LIO's, static, is the queue depth),
+ * CmdSN/WC the room MaxCmdSN leaves beyond ExpCmdSN, as in LIO.
+ */
 static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 				 ssize_t len)
 {
 	u32 max_cmd_sn = READ_ONCE(sess->max_cmd_sn);
+	u32 exp_cmd_sn = READ_ONCE(sess->exp_cmd_sn);
 	struct ixt_conn *conn;
 
 	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
@@ -564,7 +569,8 @@ static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 			     "  CmdSN/WR  :  CmdSN/WC  :  ExpCmdSN  :  MaxCmdSN  :     ITT    :     TTT\n");
 	len += sysfs_emit_at(page, len,
 			     " 0x%08x   0x%08x   0x%08x   0x%08x   0x%08x   0x%08x\n",
-			     0, 0, READ_ONCE(sess->exp_cmd_sn), max_cmd_sn, 0, 0);
+			     READ_ONCE(sess->win_cur), max_cmd_sn - exp_cmd_sn + 1,
+			     exp_cmd_sn, max_cmd_sn, 0, 0);
 	len += sysfs_emit_at(page, len,
 			     "----------------------[iSCSI Connections]-------------------------\n");
 	list_for_each_entry(conn, &sess->conns, sess_entry) {
@@ -653,9 +659,11 @@ void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth)
  * @sess: the session.
  * @exp_cmd_sn: the ExpCmdSN the response carries.
  *
- * MaxCmdSN follows ExpCmdSN by the window, but never moves back: when the
- * window shrinks, it waits for ExpCmdSN to catch up (initiators ignore a
- * smaller MaxCmdSN, and the commands up to it were allowed already).
+ * MaxCmdSN leaves the initiator the free part of the window
+ * (ixt_window_max_cmd_sn()), but never moves back: when the window
+ * shrinks, it waits for the commands the target holds to drain
+ * (initiators ignore a smaller MaxCmdSN, and the commands up to it were
+ * allowed already).
  * The connections of a session build responses under their own sn_lock,
  * hence the compare-and-exchange.
  *
@@ -664,7 +672,8 @@ void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth)
  */
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn)
 {
-	u32 max = exp_cmd_sn + READ_ONCE(sess->win_cur) - 1;
+	u32 max = ixt_window_max_cmd_sn(exp_cmd_sn, READ_ONCE(sess->win_cur),
+					atomic_read(&sess->win_held));
 	u32 cur = READ_ONCE(sess->max_cmd_sn);
 
 	do {
@@ -709,7 +718,7 @@ static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 	struct ixt_sess *sess;
 	struct ixt_window w;
 
-	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us\n");
+	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us held\n");
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
 		if (sess->discovery)
@@ -717,10 +726,11 @@ static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 		spin_lock_bh(&sess->win_lock);
 		w = sess->window;
 		spin_unlock_bh(&sess->win_lock);
-		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu\n", sess->tsih,
+		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu %d\n", sess->tsih,
 			   sess->initiator, READ_ONCE(sess->exp_cmd_sn),
 			   READ_ONCE(sess->max_cmd_sn), w.cur, w.max,
-			   div_u64(w.srt_ns, NSEC_PER_USEC));
+			   div_u64(w.srt_ns, NSEC_PER_USEC),
+			   atomic_read(&sess->win_held));
 	}
 	mutex_unlock(&ixt_sess_mutex);
 	return 0;

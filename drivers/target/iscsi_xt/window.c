@@ -69,6 +69,21 @@ u32 ixt_window_limit(struct ixt_window *w, u32 limit)
 }
 
 /**
+ * ixt_window_max_cmd_sn() - the MaxCmdSN a window allows
+ * @exp_cmd_sn: ExpCmdSN.
+ * @win: the window: how many commands the target may hold at once.
+ * @held: commands below @exp_cmd_sn the target has not answered yet.
+ *
+ * Return: @exp_cmd_sn plus the free part of the window, minus 1: so
+ * @exp_cmd_sn - 1, the window closed, when @held fills it (serial
+ * arithmetic, RFC 1982).
+ */
+u32 ixt_window_max_cmd_sn(u32 exp_cmd_sn, u32 win, u32 held)
+{
+	return exp_cmd_sn + (win > held ? win - held : 0) - 1;
+}
+
+/**
  * ixt_window_squeeze() - halve the window: the cache lines ran out
  * @w: the window.
  *

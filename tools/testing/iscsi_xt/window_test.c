@@ -171,6 +171,52 @@ TEST(window_limit_lowers_the_maximum_for_good)
 	EXPECT_EQ(run_queue(&w, 10 * US, 24, 24 * 25 / 2), 24);
 }
 
+TEST(window_max_cmd_sn_leaves_room_for_the_free_part)
+{
+	EXPECT_EQ(ixt_window_max_cmd_sn(100, 64, 0), 163);
+	EXPECT_EQ(ixt_window_max_cmd_sn(100, 64, 10), 153);
+	/* Full or over (after the window shrank): closed. */
+	EXPECT_EQ(ixt_window_max_cmd_sn(100, 64, 64), 99);
+	EXPECT_EQ(ixt_window_max_cmd_sn(100, 64, 70), 99);
+	EXPECT_EQ(ixt_window_max_cmd_sn(0, 1, 1), 0xffffffff);
+	EXPECT_EQ(ixt_window_max_cmd_sn(0xfffffff0, 64, 0), 0x2f);
+}
+
+/*
+ * An initiator that sends whenever MaxCmdSN allows, up to its own queue
+ * depth of 128, to a target that answers one command per step and
+ * advertises, as the session does, the larger of the old MaxCmdSN and
+ * the new one: once the window shrinks from 64 to 8, the commands the
+ * target holds drain to 8 and stay there.
+ */
+TEST(window_max_cmd_sn_bounds_an_eager_initiator)
+{
+	u32 exp = 0xffffff00, max, held = 0, win = 64, step, most = 0;
+
+	max = ixt_window_max_cmd_sn(exp, win, held);
+	for (step = 0; step < 1000; step++) {
+		u32 cand;
+
+		/* The initiator sends up to MaxCmdSN or its queue depth. */
+		while ((s32)(max - exp) >= 0 && held < 128) {
+			exp++;
+			held++;
+		}
+		if (step == 100)
+			win = 8;
+		if (step < 100)
+			ASSERT_TRUE(held <= 64);
+		else if (step >= 100 + 64)
+			most = held > most ? held : most;
+		/* One answer: its place is free before MaxCmdSN is built. */
+		held--;
+		cand = ixt_window_max_cmd_sn(exp, win, held);
+		if ((s32)(cand - max) > 0)
+			max = cand;
+	}
+	EXPECT_EQ(most, 8);
+}
+
 /* splitmix64 with a fixed seed: every run tests the same numbers. */
 static u64 rng_state = 42;
 

@@ -46,6 +46,7 @@ GUARD = 16
 REORDER_LBA = 2048      # two 32 KiB writes, back to back
 UNORDERED_LBA = 4096    # up to 256 KiB
 POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
+WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
 
 # Negotiated keys the cases below ask for.
 UNORDERED = op_keys(DataPDUInOrder='No')
@@ -566,6 +567,36 @@ def case_ffp_pool_dry_set_full(ctx):
         read_back(conn, lba[i], data[i])
     conn.logout()
     return 'TASK SET FULL before any Data-Out; 24 MiB written and read back equal'
+
+
+@case
+def case_ffp_window_holds_commands(ctx):
+    """MaxCmdSN bounds the commands the target holds, not only those it has
+    not received (RFC 7143 section 3.2.2.1): each of three writes that wait
+    for the Data-Out their R2Ts ask for takes a place of the window, so the
+    room an R2T advertises (MaxCmdSN - ExpCmdSN + 1) is the window less the
+    writes held; once they are answered the room is the window again."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    win = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+    expect(3 < win < 1 << 16, f'window {win} after the login')
+    writes, rooms = {}, []
+    for i in range(3):
+        data = os.urandom(4096)
+        itt = conn.send_write(WINDOW_LBA + i * 8, data)
+        r2t = conn.recv_expect(OP_R2T, itt)
+        rooms.append((r2t.maxcmdsn - r2t.expcmdsn + 1) & 0xffffffff)
+        writes[itt] = (r2t, data)
+    expect(rooms == [win - 1, win - 2, win - 3],
+           f'room {rooms} with 1, 2, 3 writes held of a window of {win}')
+    for r2t, data in writes.values():
+        conn.answer_r2t(r2t, data)
+    for rsp in conn.finish_writes({i: d for i, (_, d) in writes.items()}).values():
+        good(rsp)
+    room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+    expect(room == win, f'room {room} once answered, window {win}')
+    conn.logout()
+    return f'room {rooms} with 1, 2, 3 writes held, {room} once answered'
 
 
 @case

@@ -7,16 +7,20 @@
 # below however loaded the host). On iblock over a null_blk that serves
 # one command at a time in 5 ms, the same load makes the backend's
 # response time grow with the window, and the window shrinks until it
-# meets the 10 ms goal (MaxCmdSN follows: the ACL's info shows it), with
-# no I/O error: the commands wait in the initiator instead. With
-# window_goal_us=0 the window stays at the queue depth, as LIO's. With a
-# small cache-line pool (20 MiB), 1 MiB writes at iodepth 32 run it dry:
-# the pool counts it, the window halves, and fio verifies every byte.
-# Through the same pool, the raw initiator's third 8 MiB write, sent while
-# two wait for the Data-Out their R2Ts asked for, is answered TASK SET
-# FULL at once (put off, it would stall that data behind it); all three
-# then complete and read back equal. At
-# the end every line is back in the pool and the module unloads.
+# meets the 10 ms goal (MaxCmdSN follows, and the ACL's info shows it in
+# LIO's columns: CmdSN/WR the window, CmdSN/WC MaxCmdSN - ExpCmdSN + 1),
+# with no I/O error: the commands wait in the initiator instead. The
+# raw initiator's writes that wait for their data each take a place of
+# the window: the room MaxCmdSN leaves shrinks by one with each, and
+# their responses give it back. With window_goal_us=0 the
+# window stays at the queue depth, as LIO's. With a small cache-line
+# pool (20 MiB), 1 MiB writes at iodepth 32 run it dry: the pool counts
+# it, the window halves, and fio verifies every byte. Through the same
+# pool, the raw initiator's third 8 MiB write, sent while two wait for
+# the Data-Out their R2Ts asked for, is answered TASK SET FULL at once
+# (put off, it would stall that data behind it); all three then complete
+# and read back equal. At the end every line is back in the pool and the
+# module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -33,6 +37,7 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_79/ixt_win_rd
 ib=$IXT_CFS/core/iblock_79/ixt_win_slow
 dbg=/sys/kernel/debug/iscsi_xt
+me=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 
 node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
@@ -83,6 +88,9 @@ setup() {
 		ln -s "$rd" "$tpg/lun/lun_0/rd" &&
 		ln -s "$ib" "$tpg/lun/lun_1/slow" &&
 		mkdir "$tpg/np/$portal" &&
+		mkdir -p "$tpg/acls/$me/lun_0" "$tpg/acls/$me/lun_1" &&
+		ln -s "$tpg/lun/lun_0" "$tpg/acls/$me/lun_0/map" &&
+		ln -s "$tpg/lun/lun_1" "$tpg/acls/$me/lun_1/map" &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
@@ -90,20 +98,33 @@ setup() {
 }
 
 teardown() {
-	rm -f "$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
-	rmdir "$tpg/lun/lun_0" "$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" \
-		"$IXT_FABRIC/$tgt"
+	rm -f "$tpg/acls/$me"/lun_*/map "$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
+	rmdir "$tpg/acls/$me"/lun_* "$tpg/acls/$me" "$tpg/lun/lun_0" \
+		"$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
 	rmdir "$rd" "$(dirname "$rd")" "$ib" "$(dirname "$ib")"
 	ixt_unload
 }
 
-ixt_begin 13
+ixt_begin 15
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 setup || ktap_exit_fail_msg "cannot configure the target"
+# The ACL's info, "WR WC EXP MAX" in decimal, from the line under its
+# "CmdSN/WR : CmdSN/WC : ExpCmdSN : MaxCmdSN" header.
+info_window() {
+	local line wr wc exp max
+
+	while read -r line; do
+		[[ $line == *CmdSN/WR* ]] || continue
+		read -r wr wc exp max _ || break
+		echo $((wr)) $((wc)) $((exp)) $((max))
+		return
+	done <"$tpg/acls/$me/info"
+}
+
 # A goal the ramdisk stays far below even on a loaded host (under TCG,
 # with other VMs beside this one, its response time has passed 10 ms).
 echo 100000 >/sys/module/iscsi_xt/parameters/window_goal_us
@@ -127,6 +148,11 @@ ixt_check "and shrinks the window to a few commands" \
 	[ "$win" -ge 1 ] && [ "$win" -le 4 ]
 ixt_check "MaxCmdSN follows the window" \
 	eval '[ $(( $(sess_field max_cmd_sn) - $(sess_field exp_cmd_sn) + 1 )) -le 4 ]'
+read -r wr wc exp max < <(info_window)
+ktap_print_msg "ACL info: CmdSN/WR $wr, CmdSN/WC $wc, ExpCmdSN $exp, MaxCmdSN $max"
+ixt_check "the ACL's info shows the window and the room MaxCmdSN leaves" \
+	eval '[ "$wr" = "$win" ] && [ "$wc" = $(((max - exp + 1) & 0xffffffff)) ] &&
+	      [ "$wc" -le 4 ]'
 logout
 
 echo 0 >/sys/module/iscsi_xt/parameters/window_goal_us
@@ -150,7 +176,7 @@ ixt_check "the pool ran dry" \
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 logout
-ixt_raw_cases ffp_pool_dry_set_full
+ixt_raw_cases ffp_pool_dry_set_full ffp_window_holds_commands
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
