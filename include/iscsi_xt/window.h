@@ -25,10 +25,12 @@
  * own queue depth in the target however the window shrank (seen in make
  * bench's noisy-neighbour job before this law). It starts at the ACL's
  * queue depth
- * (what LIO keeps for good) and adapts to the smoothed response time of
- * the backend (from submission to the target core, or from the moment a
+ * (what LIO keeps for good) and adapts to the response time of the
+ * backend (from submission to the target core, or from the moment a
  * write's data is all in, to the response), once per round: as many
- * responses as the window is wide.
+ * responses as the window is wide, 8 at least. The round's median
+ * decides, so that a few stalled commands (a host that stops the VM for
+ * a while, a path that retransmits) do not shrink it:
  *
  * - Above the goal the window shrinks by a quarter (by 1 at least, never
  *   below 1): commands then queue in the initiator rather than in the
@@ -49,14 +51,18 @@
  * @max: the largest window: the ACL's queue depth.
  * @goal_ns: the response time to stay under; 0 for none.
  * @round: responses seen in the current round.
- * @srt_ns: smoothed response time (exponential average, weight 1/8);
- *	0 before the first response.
+ * @above: responses of the round slower than the goal.
+ * @below: responses of the round faster than three quarters of the goal.
+ * @srt_ns: smoothed response time (exponential average, weight 1/8),
+ *	for the figures only; 0 before the first response.
  */
 struct ixt_window {
 	u32 cur;
 	u32 max;
 	u64 goal_ns;
 	u32 round;
+	u32 above;
+	u32 below;
 	u64 srt_ns;
 };
 

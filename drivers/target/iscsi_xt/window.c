@@ -25,13 +25,29 @@ void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns)
 	};
 }
 
-/* One round is over: move the window towards the goal. */
-static void ixt_window_adapt(struct ixt_window *w)
+/* Responses in a round: the window's, but at least this many. */
+#define IXT_WINDOW_ROUND_MIN	8U
+
+static u32 ixt_window_round_len(const struct ixt_window *w)
 {
-	if (w->srt_ns > w->goal_ns)
+	return max(w->cur, IXT_WINDOW_ROUND_MIN);
+}
+
+/*
+ * One round is over: move the window towards the goal, by the round's
+ * median response time: above the goal it shrinks, below three
+ * quarters of the goal it grows. A few stalled commands, which the median
+ * does not see, leave it alone.
+ */
+static void ixt_window_adapt(struct ixt_window *w, u32 len)
+{
+	if (w->above > len / 2)
 		w->cur -= min(w->cur - 1, max(w->cur / 4, 1U));
-	else if (w->srt_ns < w->goal_ns - w->goal_ns / 4 && w->cur < w->max)
+	else if (w->below > len / 2 && w->cur < w->max)
 		w->cur++;
+	w->round = 0;
+	w->above = 0;
+	w->below = 0;
 }
 
 /**
@@ -43,14 +59,18 @@ static void ixt_window_adapt(struct ixt_window *w)
  */
 u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns)
 {
+	u32 len = ixt_window_round_len(w);
+
 	if (!w->srt_ns)
 		w->srt_ns = rt_ns;
 	else
 		w->srt_ns = w->srt_ns - w->srt_ns / 8 + rt_ns / 8;
-	if (++w->round >= w->cur) {
-		w->round = 0;
-		ixt_window_adapt(w);
-	}
+	if (rt_ns > w->goal_ns)
+		w->above++;
+	else if (rt_ns < w->goal_ns - w->goal_ns / 4)
+		w->below++;
+	if (++w->round >= len)
+		ixt_window_adapt(w, len);
 	return w->cur;
 }
 
@@ -93,5 +113,7 @@ u32 ixt_window_squeeze(struct ixt_window *w)
 {
 	w->cur = max(w->cur / 2, 1U);
 	w->round = 0;
+	w->above = 0;
+	w->below = 0;
 	return w->cur;
 }

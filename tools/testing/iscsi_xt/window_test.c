@@ -171,6 +171,136 @@ TEST(window_limit_lowers_the_maximum_for_good)
 	EXPECT_EQ(run_queue(&w, 10 * US, 24, 24 * 25 / 2), 24);
 }
 
+/*
+ * A session in front of a backend that serves one command every @gap in
+ * arrival order, each then completing @lat later (null_blk throttled to a
+ * rate, with a completion timer: make bench's slow device), behind an
+ * initiator that sends whenever MaxCmdSN lets it, its command reaching
+ * the target @turn after the response that allowed it. The target holds
+ * the window as the session does (ixt_window_max_cmd_sn(), MaxCmdSN never
+ * moving back). One command in 50 takes @stall longer, and completes
+ * after it so do those behind it. Simulated in steps of 10 us for @secs
+ * seconds; what the second half saw is in the result.
+ */
+struct pipeline {
+	u64 gap, lat, turn;
+	u32 done;	/* commands completed */
+	u64 rt_sum;	/* their response times */
+	u32 lo, hi;	/* the window's range */
+	u64 stall;	/* extra time of one command in 50 */
+	u64 seed;
+};
+
+#define PIPE_RING	256
+#define PIPE_TICK	(10 * US)
+
+struct pipe_ring {
+	u64 adm[PIPE_RING];
+	u64 due[PIPE_RING];
+	u32 head, tail;
+};
+
+static void pipe_push(struct pipe_ring *r, u64 adm, u64 due)
+{
+	r->adm[r->tail % PIPE_RING] = adm;
+	r->due[r->tail++ % PIPE_RING] = due;
+}
+
+static bool pipe_due(const struct pipe_ring *r, u64 now)
+{
+	return r->head != r->tail && r->due[r->head % PIPE_RING] <= now;
+}
+
+/* The extra time of the next command: @stall for one in 50. */
+static u64 pipe_stall(struct pipeline *p)
+{
+	return p->stall && ixt_rng(&p->seed) % 50 == 0 ? p->stall : 0;
+}
+
+static void run_pipeline(struct ixt_window *w, struct pipeline *p, u32 secs)
+{
+	struct pipe_ring transit = {}, queue = {}, busy = {};
+	u64 now, next = 0, end = secs * 1000 * MS;
+	u32 sent = 0, received = 0, allowed, held = 0, n;
+
+	allowed = w->cur;
+	for (n = 0; n < allowed; n++)
+		pipe_push(&transit, 0, p->turn);
+	sent = allowed;
+	p->done = 0;
+	p->rt_sum = 0;
+	p->lo = U32_MAX;
+	p->hi = 0;
+	for (now = 0; now < end; now += PIPE_TICK) {
+		bool late = now >= end / 2;
+
+		for (; pipe_due(&transit, now); transit.head++, received++, held++)
+			pipe_push(&queue, now, now);
+		if (queue.head != queue.tail && now >= next) {
+			pipe_push(&busy, queue.adm[queue.head++ % PIPE_RING],
+				  now + p->lat + pipe_stall(p));
+			next = now + p->gap;
+		}
+		for (; pipe_due(&busy, now); busy.head++) {
+			u64 rt = now - busy.adm[busy.head % PIPE_RING];
+			u32 cur = ixt_window_sample(w, rt);
+			u32 max = ixt_window_max_cmd_sn(received, cur, --held);
+
+			/* MaxCmdSN, counted from 0, as a number of commands. */
+			if ((s32)(max + 1 - allowed) > 0)
+				allowed = max + 1;
+			for (; sent != allowed; sent++)
+				pipe_push(&transit, now, now + p->turn);
+			if (late) {
+				p->done++;
+				p->rt_sum += rt;
+				p->lo = min(p->lo, cur);
+				p->hi = max(p->hi, cur);
+			}
+		}
+	}
+}
+
+/*
+ * make bench's slow phase: 1000 commands a second, 2 ms each on top, an
+ * initiator 1 ms away. The window settles where the response time meets
+ * the 10 ms goal, without starving the backend: it stays above the 3
+ * commands that its rate times the 3 ms of latency and turnaround need.
+ */
+TEST(window_rate_limited_backend_keeps_its_throughput)
+{
+	struct pipeline p = { .gap = 1 * MS, .lat = 2 * MS, .turn = 1 * MS };
+	struct ixt_window w;
+
+	ixt_window_init(&w, 64, 10 * MS);
+	run_pipeline(&w, &p, 20);
+	IXT_CASE("%u done, mean %llu us, window %u..%u", p.done,
+		 p.rt_sum / p.done / US, p.lo, p.hi);
+	EXPECT_TRUE(p.done >= 9800);
+	EXPECT_TRUE(p.rt_sum / p.done <= 11 * MS);
+	EXPECT_TRUE(p.lo > 3);
+}
+
+/*
+ * The same with one command in 50 taking 20 ms longer and holding up
+ * those behind it (the host stops the VM for a while): the round's
+ * median ignores them, and the window stays where the backend needs it
+ * (an average of the response times took it down to 1 now and then).
+ */
+TEST(window_stalls_do_not_shrink_it)
+{
+	struct pipeline p = { .gap = 1 * MS, .lat = 2 * MS, .turn = 1 * MS,
+			      .stall = 20 * MS, .seed = 7 };
+	struct ixt_window w;
+
+	ixt_window_init(&w, 64, 10 * MS);
+	run_pipeline(&w, &p, 20);
+	IXT_CASE("%u done, mean %llu us, window %u..%u", p.done,
+		 p.rt_sum / p.done / US, p.lo, p.hi);
+	EXPECT_TRUE(p.lo > 3);
+	EXPECT_TRUE(p.hi <= 12);
+}
+
 TEST(window_max_cmd_sn_leaves_room_for_the_free_part)
 {
 	EXPECT_EQ(ixt_window_max_cmd_sn(100, 64, 0), 163);
