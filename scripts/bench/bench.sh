@@ -26,11 +26,14 @@
 #   -j LIST     jobs, from matrix (the fio matrix, of the CELLs given
 #               or all) and scale (1, 4 and 16 sessions at once, the
 #               memory of idle sessions, CHAP logins per second; over
-#               TCP) (default: both); may be repeated
+#               TCP) and noisy (a flooding and a light session on one
+#               LUN whose backend slows down and recovers; over TCP)
+#               (default: all three); may be repeated
 #   -p PARAMS   iscsi_xt module parameters, e.g. "line_size=262144"
 #               (default: none); the table's header names them
 #
-# Results: build/bench/{cells.jsonl,results.json,table.md,chart.png,scale.png}
+# Results: build/bench/{cells.jsonl,results.json,table.md,chart.png,scale.png,
+# noisy.png} and the noisy job's time series in build/bench/noisy/
 # (build/bench-smoke/ with -s); the table is printed at the end. The VM
 # boots without the debug options.
 
@@ -68,7 +71,7 @@ while getopts "qsPr:t:j:p:" opt; do
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
 	r)	rounds=$OPTARG ;;
 	t)	transports=$(add_words t "$transports" "$OPTARG" tcp iser iwarp) ;;
-	j)	jobs=$(add_words j "$jobs" "$OPTARG" matrix scale) ;;
+	j)	jobs=$(add_words j "$jobs" "$OPTARG" matrix scale noisy) ;;
 	p)	xt_params=$OPTARG ;;
 	P)	profile=1 ;;
 	*)	exit 2 ;;
@@ -76,7 +79,7 @@ while getopts "qsPr:t:j:p:" opt; do
 done
 shift $((OPTIND - 1))
 transports=${transports:-tcp iser iwarp}
-jobs=${jobs:-matrix scale}
+jobs=${jobs:-matrix scale noisy}
 [ -n "$smoke" ] && [ $# -eq 0 ] && set -- randread-4k-qd1 randwrite-4k-qd32
 ntp=$(wc -w <<<"$transports")
 
@@ -89,6 +92,11 @@ IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t $((5400 * ntp)) -n "$name" \
 out=$build/$name
 mkdir -p "$out"
 cp "$build/vm/$name/cells.jsonl" "$out/"
+rm -rf "$out/noisy"
+if [ -d "$build/vm/$name/noisy" ]; then
+	mkdir -p "$out/noisy"
+	cp "$build/vm/$name"/noisy/*.tsv "$out/noisy/" 2>/dev/null || true
+fi
 if [ -n "$profile" ]; then
 	rm -rf "$out/profile"
 	mkdir -p "$out/profile"

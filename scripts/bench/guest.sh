@@ -25,13 +25,18 @@
 # counts the IOs that took a second or more), then logins per second:
 # login and logout in a loop to one more target, with CHAP.
 #
+# The noisy-neighbour job, over TCP, for LIO and then iscsi_xt in each
+# round (scripts/bench/noisy.sh): a flooding and a light session share a
+# LUN whose backend slows down and recovers under them.
+#
 #   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE JOBS [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 # TRANSPORTS: "tcp", "iser", "iwarp", space-separated, in the order run.
 # PROFILE: non-empty to record each cell with perf; the report, by module
 # and by symbol, goes next to fio's JSON as *.perf.txt.
-# JOBS: "matrix" (the fio matrix above), "scale", space-separated.
+# JOBS: "matrix" (the fio matrix above), "scale", "noisy",
+# space-separated.
 #
 # One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl;
 # fio's JSON and messages per cell are kept in $IXT_OUT/fio/, perftest's
@@ -540,6 +545,8 @@ matrix_round() {
 	done
 }
 
+. "$IXT_TOP/scripts/bench/noisy.sh"
+
 # Device 0 for the matrix and the CHAP target, 1 to scale_max for the
 # scale job.
 modprobe null_blk nr_devices=$((scale_max + 1)) max_sectors=2048 gb=4 ||
@@ -557,6 +564,11 @@ for ((round = 1; round <= rounds; round++)); do
 	if listed scale "$jobs" && listed tcp "$transports"; then
 		for target in lio xt; do
 			scale_round "$target" "$round"
+		done
+	fi
+	if listed noisy "$jobs" && listed tcp "$transports"; then
+		for target in lio xt; do
+			noisy_round "$target" "$round"
 		done
 	fi
 done

@@ -10,7 +10,11 @@ iWARP has iscsi_xt alone, LIO cannot listen there). The chart
 (gnuplot, when installed) shows that ratio for IOPS and for CPU cost per
 IO. The scale job's cells (sessions at once, idle sessions' memory,
 CHAP logins) get a table of their own, and scale.png the IOPS per
-session count.
+session count. So does the noisy-neighbour job (a flooding and a light
+session on one LUN whose backend slows down and recovers): its table
+has each phase's figures, noisy.png the light session's latency, both
+sessions' IOPS and the windows over time (round 1's series, from
+OUTDIR/noisy/).
 """
 
 import json
@@ -22,6 +26,11 @@ import sys
 
 METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io", "ios_ge_1s",
            "ios_ge_2s", "max_ms", "mem_kib", "slab_kib", "logins_per_s")
+PHASES = (("fast", "before"), ("slow", "slow"), ("rec", "after"))
+NOISY_METRICS = tuple(f"{k}_{p}{u}" for p, _ in PHASES for k, u in (
+    ("light_p50", "_us"), ("light_p99", "_us"), ("light_iops", ""),
+    ("flood_iops", ""), ("win_flood", ""), ("win_flood", "_min"),
+    ("room_flood", ""), ("win_light", ""))) + ("total_iops_slow", "slow_s")
 TRANSPORTS = ("tcp", "iser", "iwarp")
 SCALE_CELL = re.compile(r"^([a-z]+-[0-9a-z]+-qd[0-9]+)-x([0-9]+)$")
 
@@ -30,6 +39,11 @@ def scale_job(cell):
     """Whether CELL is one of the scale job's."""
     return bool(SCALE_CELL.match(cell)) or cell.startswith("idle-sessions-") \
         or cell == "login-chap"
+
+
+def matrix_cell(cell):
+    """Whether CELL is one of the fio matrix's."""
+    return not scale_job(cell) and cell != "noisy"
 
 
 def load(path):
@@ -53,7 +67,7 @@ def medians(recs):
     for key, rs in groups.items():
         ok = [r for r in rs if "error" not in r]
         m = {"rounds": len(ok), "errors": sorted({r["error"] for r in rs if "error" in r})}
-        for k in METRICS:
+        for k in METRICS + NOISY_METRICS:
             vals = [r[k] for r in ok if r.get(k) is not None]
             m[k] = statistics.median(vals) if vals else None
         out[key] = m
@@ -81,7 +95,7 @@ def ratio(a, b):
 def pairs(med):
     """The (transport, backstore, cell) measured on LIO or iscsi_xt, TCP first."""
     return sorted({(tp, bs, c) for (t, tp, bs, c) in med
-                   if t in ("lio", "xt") and not scale_job(c)},
+                   if t in ("lio", "xt") and matrix_cell(c)},
                   key=lambda k: (TRANSPORTS.index(k[0]) if k[0] in TRANSPORTS
                                  else len(TRANSPORTS), k))
 
@@ -171,6 +185,73 @@ def scale_table(med):
     return "\n".join(lines) + "\n"
 
 
+def noisy_table(med):
+    lio = med.get(("lio", "tcp", "noisy", "noisy"))
+    xt = med.get(("xt", "tcp", "noisy", "noisy"))
+    if not lio and not xt:
+        return ""
+    lio, xt = lio or {}, xt or {}
+
+    def row(what, key, digits=0, both=True):
+        r = ratio(xt.get(key), lio.get(key)) if both else None
+        return (f"| {what} | {fmt(lio.get(key), digits=digits)} "
+                f"| {fmt(xt.get(key), digits=digits)} | {fmt(r, digits=2)} |")
+
+    lines = ["| phase: figure | LIO | iscsi_xt | xt/LIO |",
+             "|---|---:|---:|---:|"]
+    for p, name in PHASES:
+        lines += [row(f"{name}: light p50 us", f"light_p50_{p}_us"),
+                  row(f"{name}: light p99 us", f"light_p99_{p}_us"),
+                  row(f"{name}: light IOPS", f"light_iops_{p}"),
+                  row(f"{name}: flood IOPS", f"flood_iops_{p}"),
+                  row(f"{name}: flood window (median)", f"win_flood_{p}"),
+                  row(f"{name}: flood window (least)", f"win_flood_{p}_min"),
+                  row(f"{name}: room MaxCmdSN leaves the flood (median)",
+                      f"room_flood_{p}")]
+    lines.append(row("slow: both sessions' IOPS", "total_iops_slow"))
+    for t, m in (("LIO", lio), ("iscsi_xt", xt)):
+        for e in m.get("errors", []):
+            lines.append(f"\n{t}: {e}")
+    return "\n".join(lines) + "\n"
+
+
+def noisy_chart(med, outdir):
+    """noisy.png from round 1's series of LIO and iscsi_xt."""
+    series = {t: os.path.join(outdir, "noisy", f"{t}-r1.tsv") for t in ("lio", "xt")}
+    series = {t: p for t, p in series.items() if os.path.exists(p)}
+    if not series:
+        return
+    slow = (med.get(("xt", "tcp", "noisy", "noisy")) or
+            med.get(("lio", "tcp", "noisy", "noisy")) or {}).get("slow_s") or 0
+    names = {"lio": "LIO", "xt": "iscsi_xt"}
+
+    def plot(col, what):
+        return ", ".join(f"'{p}' using 1:{col} with linespoints lw 2 title '{names[t]}{what}'"
+                         for t, p in series.items())
+
+    gnuplot(f"""
+set terminal pngcairo size 900,900
+set output '{os.path.join(outdir, "noisy.png")}'
+set multiplot layout 3,1 title "Noisy neighbour: a flood (4 KiB writes, iodepth 128) and a light session\\n(4 KiB reads, iodepth 1) on one LUN; the backend is slow in the grey band" noenhanced
+set object 1 rect from 0, graph 0 to {slow}, graph 1 fc rgb '#e8e8e8' fs solid behind
+set grid
+set key outside right top noenhanced
+set xlabel 's from the backend slowing down'
+set ylabel 'ms' noenhanced
+set title 'Light session: p99 latency per second' noenhanced
+plot {plot(3, "").replace("using 1:3", "using 1:($3/1000)")}
+set ylabel 'IOPS' noenhanced
+set logscale y
+set title 'IOPS per second: flood (solid) and light (dashed)' noenhanced
+plot {plot(5, " flood")}, {plot(4, " light").replace("lw 2", "lw 1 dt 2")}
+unset logscale y
+set ylabel 'commands' noenhanced
+set title "The flood's command window (CmdSN/WR) and the room MaxCmdSN leaves it (dashed)" noenhanced
+plot {plot(6, " window")}, {plot(7, " room").replace("lw 2", "lw 1 dt 2")}
+unset multiplot
+""")
+
+
 def write_dat(outdir, name, rows):
     """The chart's data file NAME in OUTDIR, a line per row: its path, or
     None when there are no rows."""
@@ -251,10 +332,15 @@ def main():
     scale = scale_table(med)
     if scale:
         md += "\nMany sessions (TCP, one null_blk LUN per session):\n\n" + scale
+    noisy = noisy_table(med)
+    if noisy:
+        md += ("\nNoisy neighbour (TCP; one LUN shared by a flood and a light session;"
+               " backend fast, slow, then fast again):\n\n" + noisy)
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(md)
     chart(med, outdir)
     scale_chart(med, outdir)
+    noisy_chart(med, outdir)
     print(md)
 
 

@@ -4,9 +4,11 @@
 # The make check step for make bench: runs the harness in smoke mode (one
 # round of two 1 s cells, LIO and iscsi_xt over TCP and over iSER on
 # rxe0, iscsi_xt over iSER on siw0, both backstores; the scale job with
-# 1 s cells) and checks that every cell of every target on each transport
-# produced IOPS, a latency and a CPU cost, and that the scale job measured
-# each session count, the idle sessions' memory and the CHAP logins.
+# 1 s cells; the noisy-neighbour job with phases of 2, 4 and 2 s) and
+# checks that every cell of every target on each transport produced IOPS,
+# a latency and a CPU cost, that the scale job measured each session
+# count, the idle sessions' memory and the CHAP logins, and that the
+# noisy-neighbour job measured both sessions in every phase.
 # Speed is never asserted here. Ends with "N passed, N failed".
 
 set -uo pipefail
@@ -65,6 +67,12 @@ for target in ("lio", "xt"):
         check(f"{target} tcp scale {cell}",
               {"target": target, "transport": "tcp", "cell": cell}, keys,
               positive)
+for target in ("lio", "xt"):
+    check(f"{target} tcp noisy neighbour",
+          {"target": target, "transport": "tcp", "cell": "noisy"},
+          [f"{k}_{p}" for p in ("fast", "slow", "rec")
+           for k in ("light_iops", "flood_iops", "win_flood")] +
+          ["light_p99_slow_us", "total_iops_slow"])
 if rc:
     print(f"not ok: bench.sh exited with {rc}")
     failed += 1
