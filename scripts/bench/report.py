@@ -232,16 +232,18 @@ def noisy_chart(med, outdir):
     gnuplot(f"""
 set terminal pngcairo size 900,900
 set output '{os.path.join(outdir, "noisy.png")}'
+set lmargin at screen 0.1
+set rmargin at screen 0.72
 set multiplot layout 3,1 title "Noisy neighbour: a flood (4 KiB writes, iodepth 128) and a light session\\n(4 KiB reads, iodepth 1) on one LUN; the backend is slow in the grey band" noenhanced
 set object 1 rect from 0, graph 0 to {slow}, graph 1 fc rgb '#e8e8e8' fs solid behind
 set grid
 set key outside right top noenhanced
 set xlabel 's from the backend slowing down'
 set ylabel 'ms' noenhanced
+set logscale y
 set title 'Light session: p99 latency per second' noenhanced
 plot {plot(3, "").replace("using 1:3", "using 1:($3/1000)")}
 set ylabel 'IOPS' noenhanced
-set logscale y
 set title 'IOPS per second: flood (solid) and light (dashed)' noenhanced
 plot {plot(5, " flood")}, {plot(4, " light").replace("lw 2", "lw 1 dt 2")}
 unset logscale y
