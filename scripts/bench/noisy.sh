@@ -13,9 +13,9 @@
 # (CmdSN/WC, MaxCmdSN - ExpCmdSN + 1: 0 while a flood fills the window).
 #
 # The backstore is a device-mapper linear device that points at one of
-# two null_blk devices, and the job switches it under the running IO
-# (suspend, load, resume): fast (as the matrix's null_blk), then slow,
-# then fast again. The slow device completes each IO after 2 ms and
+# two null_blk devices, and the job switches it under the running IO (a
+# table loaded, then resumed): fast (as the matrix's null_blk), then
+# slow, then fast again. The slow device completes each IO after 2 ms and
 # serves at most noisy_mbps MiB/s, with a queue deep enough that nothing
 # blocks its submitters: what a busy shared array looks like to the
 # target, whose commands then wait in the device's queue in arrival
@@ -26,8 +26,8 @@
 # Each run's logs (fio's per-IO latency of the light session, both
 # sessions' IOPS per second, the windows sampled four times a second, the
 # phases' times) go to $IXT_OUT/noisy/, one Python run turns them into a
-# time series (noisy-TARGET-rROUND.tsv, seconds from the start of the
-# slow phase) and one record for cells.jsonl: the light session's
+# time series (TARGET-rROUND.tsv, seconds from the start of the slow
+# phase) and one record for cells.jsonl: the light session's
 # latency, both sessions' IOPS and the flood's window, per phase.
 
 noisy_mbps=4
