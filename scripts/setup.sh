@@ -41,6 +41,9 @@ packages=(
 	open-iscsi rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
 	fio sg3-utils e2fsprogs iproute2 util-linux procps rsync dmsetup
 	iperf3 perftest gnuplot-nox linux-perf
+	# make bench's third target: Debian's user-space tgt (tgtd, tgtadm),
+	# started in the VM only (see tgt_quiet below).
+	tgt
 	# make deb: debhelper with its DKMS add-on (dh-dkms); dkms itself is
 	# what the package depends on, installed here so that the VM, which
 	# has the host's root file system, can install the package offline
@@ -77,6 +80,29 @@ install_packages() {
 	log "installing:" $missing
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null
+}
+
+# tgt_quiet WAS_MISSING: after tgt's first install, no tgtd left running
+# on the host and none started at boot. Its postinst enables tgt.service
+# and starts it where systemd runs, through invoke-rc.d otherwise (which
+# a policy-rc.d may refuse, as in containers: then nothing started): that
+# tgtd would hold port 3260 and serve whatever /etc/tgt configures. The
+# bench starts a tgtd of its own in the VM, whose network is its own. A
+# tgtd the host runs by choice, on later runs, is left alone.
+tgt_quiet() {
+	[ -n "$1" ] || return 0
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now tgt.service >/dev/null 2>&1 || true
+	else
+		update-rc.d tgt disable >/dev/null 2>&1 || true
+	fi
+	# A tgtd that systemd did not stop: the init script's stop removes
+	# its targets and then tgtd itself (which ignores SIGTERM).
+	if pidof tgtd >/dev/null; then
+		log "stopping the tgtd that installing tgt started"
+		/etc/init.d/tgt stop >/dev/null 2>&1 || true
+		! pidof tgtd >/dev/null || log "warning: tgtd still runs on this host"
+	fi
 }
 
 # The newest 6.12 ABI with both an unsigned image and headers for amd64.
@@ -243,7 +269,9 @@ setup_abi2() {
 	mv "$dir.tmp" "$dir"
 }
 
+tgt_missing=$(missing_packages tgt)
 install_packages "${packages[@]}"
+tgt_quiet "$tgt_missing"
 setup_kernel
 setup_tools
 setup_siw

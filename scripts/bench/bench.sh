@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: iscsi_xt against LIO's own target, side by side in one VM
-# boot, alternating per round and transport (see scripts/bench/guest.sh):
-# over TCP, iscsi_xt against iscsi_target_mod; over iSER (soft-RoCE rxe0),
-# iscsi_xt + iscsi_xt_iser against iscsi_target_mod + ib_isert; over iSER
-# on soft-iWARP siw0, iscsi_xt alone (LIO cannot listen there).
+# make bench: iscsi_xt against LIO's own target and against Debian's
+# user-space tgt, side by side in one VM boot, alternating per round and
+# transport (see scripts/bench/guest.sh): over TCP, iscsi_xt against
+# iscsi_target_mod and tgtd; over iSER (soft-RoCE rxe0), iscsi_xt +
+# iscsi_xt_iser against iscsi_target_mod + ib_isert and tgtd's iser
+# driver; over iSER on soft-iWARP siw0, iscsi_xt against tgtd (LIO
+# cannot listen there).
 #
 #   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
 #

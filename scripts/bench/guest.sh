@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest job of make bench: for each round and each transport, LIO and then
-# iscsi_xt, configured identically with targetcli, logged in with
-# open-iscsi, each running the fio matrix on an iblock LUN over null_blk
+# Guest job of make bench: for each round and each transport, LIO, then
+# iscsi_xt, configured identically with targetcli, then tgt (Debian's
+# user-space target, tgtd, configured with tgtadm: tgt_up), logged in
+# with open-iscsi, each running the fio matrix on a LUN over null_blk
 # and on a ramdisk LUN. The transports:
-#   tcp   LIO's iscsi_target_mod against iscsi_xt, open-iscsi over TCP
-#   iser  iscsi_target_mod + ib_isert against iscsi_xt + iscsi_xt_iser,
-#         the portal on the test address with enable_iser, open-iscsi's
-#         iser iface (ib_iser) over soft-RoCE rxe0
-#   iwarp iscsi_xt + iscsi_xt_iser alone, as iser but over soft-iWARP siw0
-#         in place of rxe0: LIO cannot serve it (ib_isert's rdma_listen()
-#         fails with EADDRINUSE on the port its own TCP listener holds)
+#   tcp   LIO's iscsi_target_mod against iscsi_xt and tgt, open-iscsi
+#         over TCP
+#   iser  iscsi_target_mod + ib_isert against iscsi_xt + iscsi_xt_iser
+#         and tgt's iser driver, the portal on the test address with
+#         enable_iser, open-iscsi's iser iface (ib_iser) over soft-RoCE
+#         rxe0
+#   iwarp iscsi_xt + iscsi_xt_iser and tgt, as iser but over soft-iWARP
+#         siw0 in place of rxe0: LIO cannot serve it (ib_isert's
+#         rdma_listen() fails with EADDRINUSE on the port its own TCP
+#         listener holds)
 # Then the bounds of this machine: the same matrix on the local null_blk
 # device, raw TCP over the test veth pair (tcp) and RDMA with perftest
 # over rxe0 (iser) and siw0 (iwarp).
@@ -129,7 +133,7 @@ run_cell() {
 # What the profile counts besides the samples: the scheduling an IO costs.
 perf_events=context-switches,cpu-migrations,workqueue:workqueue_execute_start,irq:softirq_entry
 # The iSCSI targets' own modules, whose symbols a profile lists in full.
-target_mods=" [iscsi_target_mod] [ib_isert] [iscsi_xt] [iscsi_xt_iser] "
+target_mods=" [iscsi_target_mod] [ib_isert] [iscsi_xt] [iscsi_xt_iser] tgtd "
 
 # perf_report DATA TEXT: where the guest's CPU went during a cell, self
 # time by module, by symbol, and every symbol of the targets' modules.
@@ -220,7 +224,9 @@ record_error() {
 		"$1" "$2" "$3" "$4" "$5" "$6" >>"$out"
 }
 
-# The modules of TARGET over TRANSPORT, in the order rmmod needs.
+# The modules of TARGET over TRANSPORT, in the order rmmod needs (tgt:
+# none, it runs in user space; the RDMA user-space access it loads
+# stays).
 target_modules() {
 	case "$1 $2" in
 	"lio tcp")	echo iscsi_target_mod ;;
@@ -230,11 +236,12 @@ target_modules() {
 	esac
 }
 
-# The targets measured over TRANSPORT, in the order run.
+# The targets measured over TRANSPORT, in the order run: tgt also over
+# iWARP, where LIO cannot listen (see tgt_up).
 targets_of() {
 	case "$1" in
-	iwarp)	echo xt ;;
-	*)	echo lio xt ;;
+	iwarp)	echo xt tgt ;;
+	*)	echo lio xt tgt ;;
 	esac
 }
 
@@ -249,9 +256,12 @@ rdma_type() {
 # target_load TARGET TRANSPORT: load the target's modules. LIO's come
 # with --ignore-install, so that an installed iscsi_xt.conf cannot stand
 # iscsi_xt in for them; LIO would load ib_isert itself on enable_iser,
-# through the install lines.
+# through the install lines. tgt's iSER driver reaches the RDMA device
+# from user space: verbs and the RDMA CM's character devices.
 target_load() {
 	case "$1 $2" in
+	"tgt tcp")	;;
+	"tgt "*)	modprobe ib_uverbs && modprobe rdma_ucm ;;
 	"lio tcp")	modprobe --ignore-install iscsi_target_mod ;;
 	"lio iser")	modprobe --ignore-install iscsi_target_mod &&
 				modprobe --ignore-install ib_isert ;;
@@ -266,6 +276,7 @@ target_up() {
 	local tgt=$1 tp=$2 iser_cmds=
 
 	target_load "$tgt" "$tp" || return 1
+	[ "$tgt" = tgt ] && { tgt_up "$tp"; return; }
 	# iSER: the RDMA CM listener needs the address of the RDMA device's
 	# netdev, not the wildcard of targetcli's default portal, which the
 	# TCP listener of the same address would collide with.
@@ -292,6 +303,7 @@ EOT
 target_down() {
 	local m
 
+	[ "$1" = tgt ] && { tgt_down "$2"; return; }
 	python3 -c 'import rtslib_fb; rtslib_fb.RTSRoot().clear_existing(confirm=True)' \
 		>/dev/null 2>&1
 	[ -d "$cfs" ] && rmdir "$cfs"
@@ -303,6 +315,134 @@ target_down() {
 		done
 		[ -d "/sys/module/$m" ] && log "cannot unload $m"
 	done
+}
+
+# tgt, Debian's user-space target: tgtd, configured with tgtadm, serving
+# the same two LUNs to the same login as LIO and iscsi_xt. Its messages
+# go to $IXT_OUT/tgtd-TRANSPORT.log, this run's from line tgt_log_from on.
+tgt_rd=/run/bench-tgt-rd0.img
+tgtd_pid=
+tgt_log_from=1
+
+# tgt_lld TRANSPORT: tgt's driver for TRANSPORT.
+tgt_lld() {
+	if [ "$1" = tcp ]; then echo iscsi; else echo iser; fi
+}
+
+# tgt_up TRANSPORT: tgtd started and its target configured.
+tgt_up() {
+	local tp=$1 lld me log=$IXT_OUT/tgtd-$1.log args=()
+
+	lld=$(tgt_lld "$tp")
+	me=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+	# Over iSER, tgt takes each command's data into one buffer of a pool
+	# it registers per RDMA device, 512 KiB by default: a larger command
+	# ends its connection ("rdma-rd size:1048576 too big", -E2BIG), so
+	# 1 MiB buffers for the 1 MiB cells, and 256 of them rather than the
+	# default 1 GiB of pinned memory. tgtd's own TCP portal leaves port
+	# 3260 for loopback: on iWARP the iSER listener needs that port of
+	# the TCP stack (siw listens with kernel TCP sockets: with both on
+	# it, rdma_listen fails with EADDRINUSE and tgt's iser driver stays in
+	# state "error", as LIO's ib_isert fails there); on RoCE it changes
+	# nothing.
+	[ "$tp" = tcp ] ||
+		args=(--iser "pool_sz_mb=256,buf_sz_kb=1024" --iscsi portal=127.0.0.1:3261)
+	: >>"$log"
+	tgt_log_from=$(($(wc -l <"$log") + 1))
+	# In the foreground as our job, not as a daemon: its messages land in
+	# the log (a daemon's go to a syslog the VM does not run), and
+	# tgt_down has its pid.
+	tgtd -f "${args[@]}" >>"$log" 2>&1 </dev/null &
+	tgtd_pid=$!
+	for _ in $(seq 50); do
+		tgtadm --op show --mode system >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	# tgtd runs on when a driver fails to start; "iser: error" then.
+	tgtadm --op show --mode system 2>/dev/null | grep -q "^ *$lld: ready" ||
+		return 1
+	# LUN 0 is tgt's own controller LUN (peripheral type 0x0c, which sd
+	# leaves alone: no disk), so LUN 1 is null_blk and LUN 2 the
+	# ramdisk, listed in that order by ixt_session_disks as LIO's 0
+	# and 1. Both backing stores are aio: libaio on a file opened with
+	# O_DIRECT (always: aio refuses --bsoflags direct as redundant), IO
+	# submitted from tgtd's event loop without a thread in between and
+	# no page cache, the closest tgt has to LIO's iblock. rdwr, tgt's
+	# default, hands each command to a pool of 16 threads doing pread
+	# and pwrite: in a trial here its 4 KiB reads at iodepth 32 ran at
+	# 58 % (null_blk, with direct) and 47 % (ramdisk) of aio's. The
+	# ramdisk is a 1 GiB file on tmpfs, allocated up front as LIO's
+	# rd_mcp allocates its pages; tmpfs takes O_DIRECT (since 6.6), so
+	# aio copies straight from its pages, as rd_mcp copies from its own.
+	fallocate -l 1G "$tgt_rd" &&
+		tgtadm --lld "$lld" --op new --mode target --tid 1 -T "$wwn" &&
+		tgtadm --lld "$lld" --op new --mode logicalunit --tid 1 --lun 1 \
+			-b /dev/nullb0 --bstype aio &&
+		tgtadm --lld "$lld" --op new --mode logicalunit --tid 1 --lun 2 \
+			-b "$tgt_rd" --bstype aio &&
+		# Every initiator, by address (ALL) and by name: tgt 1.0.85 lets
+		# a TCP login in when either ACL matches, an iSER login only
+		# when both do (iser_text.c checks ip_acl() and iqn_acl() in
+		# turn, and iqn_acl() refuses when there is no name to match):
+		# with ALL alone every iSER login fails, "target not found"
+		# (status 0x0203), with nothing in tgtd's log.
+		tgtadm --lld "$lld" --op bind --mode target --tid 1 -I ALL &&
+		tgtadm --lld "$lld" --op bind --mode target --tid 1 -Q "$me"
+}
+
+# tgt_down TRANSPORT: tgtd stopped, port 3260 free for the next target.
+# The target is deleted once its session is gone, without --force: right
+# after an iSER logout the session is still there, and a forced delete
+# then kills tgtd (SIGSEGV at address 0: it closes the connection with
+# the generic conn_close(), and tgt's iSER transport has no ep_close).
+# Over iWARP the session never goes: tgt frees an iSER connection on the
+# RDMA CM's TIMEWAIT_EXIT event, which iWARP connections do not have;
+# tgtd is killed then.
+tgt_down() {
+	local lld rc killed=
+
+	lld=$(tgt_lld "$1")
+	if [ -n "$tgtd_pid" ]; then
+		for _ in $(seq 50); do
+			tgtadm --lld "$lld" --op show --mode target 2>/dev/null |
+				grep -q 'I_T nexus: ' || break
+			sleep 0.2
+		done
+		tgtadm --lld "$lld" --op delete --mode target --tid 1 >/dev/null 2>&1
+		# Ends tgtd, once it has no target left.
+		tgtadm --op delete --mode system >/dev/null 2>&1
+		for _ in $(seq 50); do
+			kill -0 "$tgtd_pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		# Still there (a session that stayed): tgtd ignores SIGTERM.
+		if kill -0 "$tgtd_pid" 2>/dev/null; then
+			killed=1
+			kill -KILL "$tgtd_pid"
+		fi
+		wait "$tgtd_pid" 2>/dev/null
+		rc=$?
+		if [ -n "$killed" ]; then
+			log "tgtd did not exit: killed"
+		elif [ "$rc" -ne 0 ]; then
+			log "tgtd ended with status $rc (see tgtd-$1.log)"
+		fi
+		tgtd_pid=
+	fi
+	rm -f "$tgt_rd"
+}
+
+# target_why TARGET TRANSPORT: what the target said about its failure,
+# for the error recorded: tgtd's last complaint since it started (the
+# kernel targets' are in dmesg.log). Without pointers, which would make
+# each round's message a different one, and quotes, for the JSON.
+target_why() {
+	[ "$1" = tgt ] || return 0
+	tail -n +"$tgt_log_from" "$IXT_OUT/tgtd-$2.log" 2>/dev/null |
+		grep -v 'shmget rdma pool' |
+		grep -E 'fail|error|too big|in use|refused' | tail -n 1 |
+		sed -E 's/ *(conn|cm_id|task):0x[0-9a-fx]+,?//g; s/["\\]//g;
+			s/^tgtd: (.*)/ (tgtd: \1)/'
 }
 
 # login TRANSPORT: discovery and login through open-iscsi's iface for
@@ -518,9 +658,9 @@ matrix_round() {
 			log "round $round: $target over $tp"
 			err=
 			if ! target_up "$target" "$tp"; then
-				err="configuration failed"
+				err="configuration failed$(target_why "$target" "$tp")"
 			elif ! login "$tp"; then
-				err="login failed"
+				err="login failed$(target_why "$target" "$tp")"
 			fi
 			if [ -n "$err" ]; then
 				log "$target over $tp: $err"

@@ -4,13 +4,16 @@
 
     report.py CELLS_JSONL OUTDIR
 
-Medians over rounds per (target, transport, backstore, cell); the ratio
-column is iscsi_xt over LIO on the same transport (TCP, iSER; iSER over
-iWARP has iscsi_xt alone, LIO cannot listen there). The chart
-(gnuplot, when installed) shows that ratio for IOPS and for CPU cost per
-IO. The scale job's cells (sessions at once, idle sessions' memory,
-CHAP logins) get a table of their own, and scale.png the IOPS per
-session count. So does the noisy-neighbour job (a flooding and a light
+Medians over rounds per (target, transport, backstore, cell) of the three
+targets: LIO, iscsi_xt and tgt (Debian's user-space target); the ratio
+columns are iscsi_xt over LIO and iscsi_xt over tgt on the same
+transport (TCP, iSER; over iWARP LIO cannot listen, tgt can). A target
+without a result for a cell shows "-", and the errors it recorded are
+listed under the table. The chart (gnuplot, when installed) shows the
+ratios to LIO for IOPS and for CPU cost per IO, and to tgt for IOPS.
+The scale job's cells (sessions at once, idle sessions' memory, CHAP
+logins) get a table of their own, and scale.png the IOPS per session
+count. So does the noisy-neighbour job (a flooding and a light
 session on one LUN whose backend slows down and recovers): its table
 has each phase's figures, noisy.png the light session's latency, both
 sessions' IOPS and the windows over time (round 1's series, from
@@ -92,31 +95,39 @@ def ratio(a, b):
     return None if a is None or not b else a / b
 
 
+TARGETS = ("lio", "xt", "tgt")
+
+
 def pairs(med):
-    """The (transport, backstore, cell) measured on LIO or iscsi_xt, TCP first."""
+    """The (transport, backstore, cell) measured on any of TARGETS, TCP first."""
     return sorted({(tp, bs, c) for (t, tp, bs, c) in med
-                   if t in ("lio", "xt") and matrix_cell(c)},
+                   if t in TARGETS and matrix_cell(c)},
                   key=lambda k: (TRANSPORTS.index(k[0]) if k[0] in TRANSPORTS
                                  else len(TRANSPORTS), k))
 
 
 def table(med):
     lines = [] if not pairs(med) else [
-        "| transport | backstore | cell | LIO IOPS | xt IOPS | xt/LIO | LIO MB/s | xt MB/s "
-        "| LIO p50/p99 us | xt p50/p99 us | LIO CPU us/IO | xt CPU us/IO | local IOPS |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| transport | backstore | cell | LIO IOPS | xt IOPS | tgt IOPS | xt/LIO | xt/tgt "
+        "| LIO MB/s | xt MB/s | tgt MB/s | LIO p50/p99 us | xt p50/p99 us | tgt p50/p99 us "
+        "| LIO CPU us/IO | xt CPU us/IO | tgt CPU us/IO | local IOPS |",
+        "|---|---|---|" + "---:|" * 15,
     ]
     for tp, bs, c in pairs(med):
-        lio = med.get(("lio", tp, bs, c), {})
-        xt = med.get(("xt", tp, bs, c), {})
+        lio, xt, tgt = (med.get((t, tp, bs, c), {}) for t in TARGETS)
         loc = med.get(("local", "-", "nullb", c), {}) if bs == "nullb" else {}
-        r = ratio(xt.get("iops"), lio.get("iops"))
+        rl = ratio(xt.get("iops"), lio.get("iops"))
+        rt = ratio(xt.get("iops"), tgt.get("iops"))
         lines.append(
             f"| {tp} | {bs} | {c} | {fmt(lio.get('iops'))} | {fmt(xt.get('iops'))} "
-            f"| {fmt(r, digits=2)} | {fmt(lio.get('bw'), 1e6, 1)} | {fmt(xt.get('bw'), 1e6, 1)} "
+            f"| {fmt(tgt.get('iops'))} | {fmt(rl, digits=2)} | {fmt(rt, digits=2)} "
+            f"| {fmt(lio.get('bw'), 1e6, 1)} | {fmt(xt.get('bw'), 1e6, 1)} "
+            f"| {fmt(tgt.get('bw'), 1e6, 1)} "
             f"| {lat(lio)} "
             f"| {lat(xt)} "
+            f"| {lat(tgt)} "
             f"| {fmt(lio.get('cpu_us_per_io'), digits=1)} | {fmt(xt.get('cpu_us_per_io'), digits=1)} "
+            f"| {fmt(tgt.get('cpu_us_per_io'), digits=1)} "
             f"| {fmt(loc.get('iops'))} |")
     bounds = []
     tcp = med.get(("tcp", "-", "-", "iperf3"))
@@ -299,28 +310,34 @@ plot '{dat}' using 1:2 with linespoints lw 2 title 'LIO', '' using 1:3 with line
 
 
 def chart(med, outdir):
+    def num(v):
+        return "NaN" if v is None else f"{v:.3f}"
+
     rows = []
     for tp, bs, c in pairs(med):
-        xt = med.get(("xt", tp, bs, c), {})
-        lio = med.get(("lio", tp, bs, c), {})
+        lio, xt, tgt = (med.get((t, tp, bs, c), {}) for t in TARGETS)
         ri = ratio(xt.get("iops"), lio.get("iops"))
         rc = ratio(xt.get("cpu_us_per_io"), lio.get("cpu_us_per_io"))
-        if ri is not None:
-            rows.append(f'"{tp} {bs} {c}" {ri:.3f} {rc if rc is not None else 0:.3f}')
+        rt = ratio(xt.get("iops"), tgt.get("iops"))
+        # A bar missing where a target has no result (LIO over iWARP).
+        if ri is not None or rt is not None:
+            rows.append(f'"{tp} {bs} {c}" {num(ri)} {num(rc)} {num(rt)}')
     dat = write_dat(outdir, "chart.dat", rows)
     if not dat:
         return
     gnuplot(f"""
 set terminal pngcairo size {max(1100, 300 + 45 * len(rows))},500
 set output '{os.path.join(outdir, "chart.png")}'
-set title 'iscsi_xt / LIO (1.0 = equal)' noenhanced
+set title 'iscsi_xt / LIO and iscsi_xt / tgt (1.0 = equal)' noenhanced
 set style data histograms
 set style fill solid 0.8
-set xtics rotate by -30
+set xtics rotate by -30 noenhanced
 set rmargin 14
 set yrange [0:*]
 set grid ytics
-plot '{dat}' using 2:xtic(1) title 'IOPS ratio', '' using 3 title 'CPU per IO ratio', 1 notitle lw 2
+set key noenhanced
+plot '{dat}' using 2:xtic(1) title 'IOPS, iscsi_xt/LIO', '' using 3 title 'CPU per IO, iscsi_xt/LIO', \
+     '' using 4 title 'IOPS, iscsi_xt/tgt', 1 notitle lw 2
 """)
 
 

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The make check step for make bench: runs the harness in smoke mode (one
-# round of two 1 s cells, LIO and iscsi_xt over TCP and over iSER on
-# rxe0, iscsi_xt over iSER on siw0, both backstores; the scale job with
-# 1 s cells; the noisy-neighbour job with phases of 2, 4 and 2 s) and
-# checks that every cell of every target on each transport produced IOPS,
-# a latency and a CPU cost, that the scale job measured each session
-# count, the idle sessions' memory and the CHAP logins, and that the
-# noisy-neighbour job measured both sessions in every phase.
+# round of two 1 s cells, LIO, iscsi_xt and tgt over TCP and over iSER
+# on rxe0, iscsi_xt and tgt over iSER on siw0, both backstores; the
+# scale job with 1 s cells; the noisy-neighbour job with phases of 2, 4
+# and 2 s) and checks that every cell of every target on each transport
+# produced IOPS, a latency and a CPU cost, that the scale job measured
+# each session count, the idle sessions' memory and the CHAP logins, and
+# that the noisy-neighbour job measured both sessions in every phase.
 # Speed is never asserted here. Ends with "N passed, N failed".
 
 set -uo pipefail
@@ -48,8 +48,8 @@ def check(what, match, keys, positive=True):
 
 
 fio = ("iops", "p50_us", "cpu_us_per_io")
-for tp, targets in (("tcp", ("lio", "xt")), ("iser", ("lio", "xt")),
-                    ("iwarp", ("xt",))):
+for tp, targets in (("tcp", ("lio", "xt", "tgt")), ("iser", ("lio", "xt", "tgt")),
+                    ("iwarp", ("xt", "tgt"))):
     for target in targets:
         for bs in ("nullb", "rd"):
             for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
