@@ -202,6 +202,9 @@ ixt_check "the configuration is cleared" eval 'ixt_cfs_clear && rmmod null_blk'
 ixt_owned_check "once the configuration is cleared" "${owners[@]}"
 ixt_check "iscsi_xt and its iSER transport unload" ixt_target_unload
 ixt_check "rxe0 is back on veth0" eval 'ixt_use_rxe && [ -d /sys/class/infiniband/rxe0 ]'
+# Kernel warnings are the klog check's (ixt_finish), which leaves out the
+# initiator's one known warning: matched here too, that warning failed
+# this check when the test was the boot's first to remove a session.
 ixt_check "no RDMA work request failed" \
-	eval '! ixt_klog_since_mark | grep -E "iscsi_xt_iser: .*failed|WARNING:"'
+	eval '! ixt_klog_since_mark | grep -E "iscsi_xt_iser: .*failed"'
 ixt_finish
