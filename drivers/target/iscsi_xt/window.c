@@ -33,6 +33,14 @@ static u32 ixt_window_round_len(const struct ixt_window *w)
 	return max(w->cur, IXT_WINDOW_ROUND_MIN);
 }
 
+/* A new round starts: nothing counted yet. */
+static void ixt_window_new_round(struct ixt_window *w)
+{
+	w->round = 0;
+	w->above = 0;
+	w->below = 0;
+}
+
 /*
  * One round is over: move the window towards the goal, by the round's
  * median response time: above the goal it shrinks, below three
@@ -45,9 +53,7 @@ static void ixt_window_adapt(struct ixt_window *w, u32 len)
 		w->cur -= min(w->cur - 1, max(w->cur / 4, 1U));
 	else if (w->below > len / 2 && w->cur < w->max)
 		w->cur++;
-	w->round = 0;
-	w->above = 0;
-	w->below = 0;
+	ixt_window_new_round(w);
 }
 
 /**
@@ -112,8 +118,6 @@ u32 ixt_window_max_cmd_sn(u32 exp_cmd_sn, u32 win, u32 held)
 u32 ixt_window_squeeze(struct ixt_window *w)
 {
 	w->cur = max(w->cur / 2, 1U);
-	w->round = 0;
-	w->above = 0;
-	w->below = 0;
+	ixt_window_new_round(w);
 	return w->cur;
 }
