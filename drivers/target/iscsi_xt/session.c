@@ -684,6 +684,24 @@ u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn)
 }
 
 /**
+ * ixt_sess_window_reopened() - whether the window opened unannounced
+ * @sess: the session.
+ *
+ * The MaxCmdSN advertised last leaves the initiator no room (it is
+ * ExpCmdSN - 1), yet the window has room now: commands that end without
+ * a response (aborted by a task management function) gave their places
+ * back, and no response carries the MaxCmdSN that opens them.
+ *
+ * Context: Any context.
+ * Return: true when the initiator must be told the new MaxCmdSN.
+ */
+bool ixt_sess_window_reopened(struct ixt_sess *sess)
+{
+	return READ_ONCE(sess->max_cmd_sn) + 1 == READ_ONCE(sess->exp_cmd_sn) &&
+	       READ_ONCE(sess->win_cur) > atomic_read(&sess->win_held);
+}
+
+/**
  * ixt_sess_cmd_done() - a command's response time, for the window
  * @sess: the command's session.
  * @rt_ns: nanoseconds from the command's execution to its response.

@@ -6,7 +6,8 @@
  * when no NOP-Out answers within nopin_response_timeout, and it drops a
  * connection whose writes wait for solicited Data-Out longer than
  * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again). Both come from
- * the attributes of the session's ACL. A connection dropped for an
+ * the attributes of the session's ACL. And it tells the initiator of a
+ * command window that reopened without a response to carry the news. A connection dropped for an
  * unanswered NOP-In counts as a connection timeout in the target's
  * fabric_statistics/iscsi_sess_err.
  *
@@ -46,6 +47,27 @@ static void ixt_watchdog_ping(struct ixt_conn *conn)
 	ixt_conn_queue_resp(conn, pdu, false);
 }
 
+/*
+ * A NOP-In that asks for nothing (ITT and TTT reserved, RFC 7143 11.19),
+ * to carry MaxCmdSN: when the window was closed and the commands that
+ * gave their places back went without a response, the initiator would
+ * otherwise wait for its own next NOP-Out to learn of them.
+ */
+static void ixt_watchdog_window_update(struct ixt_conn *conn)
+{
+	struct iscsi_nopin *hdr;
+	struct ixt_tx_pdu *pdu;
+
+	if (!ixt_sess_window_reopened(conn->sess))
+		return;
+	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_NOOP_IN, RESERVED_ITT, 0);
+	if (!pdu)
+		return;
+	hdr = (struct iscsi_nopin *)&pdu->hdr;
+	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	ixt_conn_queue_resp(conn, pdu, false);
+}
+
 static void ixt_watchdog_work(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(to_delayed_work(work),
@@ -81,6 +103,7 @@ static void ixt_watchdog_work(struct work_struct *work)
 		conn->nopin_next = now + HZ *
 			ixt_watchdog_attrib(conn, IXT_NA_NOPIN_TIMEOUT);
 	}
+	ixt_watchdog_window_update(conn);
 	queue_delayed_work(ixt_wq, &conn->watchdog, HZ);
 }
 

@@ -47,6 +47,8 @@ REORDER_LBA = 2048      # two 32 KiB writes, back to back
 UNORDERED_LBA = 4096    # up to 256 KiB
 POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
 WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
+REOPEN_LBA = 114712     # ffp_window_reopens: a window of 4 KiB writes, up to 1 MiB
+TURN_LBA = POOL_LBA     # ffp_pool_waits_in_turn: 19.5 MiB, then 1 MiB and 4 KiB
 
 # Negotiated keys the cases below ask for.
 UNORDERED = op_keys(DataPDUInOrder='No')
@@ -569,13 +571,81 @@ def case_ffp_pool_dry_set_full(ctx):
     return 'TASK SET FULL before any Data-Out; 24 MiB written and read back equal'
 
 
+def pool_free():
+    """Free lines of the cache-line pool (debugfs)."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
+
+
+@case
+def case_ffp_pool_waits_in_turn(ctx):
+    """Commands that find the cache-line pool short wait in turn, across
+    sessions. A first session's four writes (1, 8, 8 and 2.5 MiB) wait for
+    their Data-Out and hold 19.5 MiB of the 20 MiB pool (tcp_window.sh
+    loads iscsi_xt so): 16 lines of 32 KiB are free. A 1 MiB write of a
+    second session then waits for lines, and a 4 KiB write of a third,
+    which one free line would serve, waits behind it rather than overtake
+    it. Once the first session's 1 MiB write is answered, the second
+    session's write gets its R2T and, answered, the third's gets its R2T;
+    everything completes and reads back equal."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    sessions = []
+    for i in range(3):
+        conn = connect(ctx)
+        conn.isid ^= i                  # three sessions, not reinstatements
+        sessions.append(login_checked(conn, ctx.target, keys))
+        no_data(conn, bytes(6))         # a unit attention, if any
+    a, b, c = sessions
+    sizes = (1 << 20, 8 << 20, 8 << 20, 5 << 19)
+    held, lba = {}, TURN_LBA
+    for size in sizes:
+        data = os.urandom(size)
+        itt = a.send_write(lba, data)
+        held[itt] = (a.recv_expect(OP_R2T, itt), data, lba)
+        lba += size // BLOCK
+    free = pool_free()
+    expect(0 < free < 32, f'{free} lines free with 19.5 MiB held, expected 16')
+    second, third = os.urandom(1 << 20), os.urandom(4096)
+    b_itt = b.send_write(lba, second)
+    pdu = b.poll_pdu(0.2)
+    expect(pdu is None, f'the 1 MiB write did not wait for lines: {pdu}')
+    c_itt = c.send_write(lba + 2048, third)
+    pdu = c.poll_pdu(0.3)
+    expect(pdu is None, f'the 4 KiB write overtook the 1 MiB one: {pdu}')
+    first = next(iter(held))
+    r2t, data, _ = held[first]
+    a.answer_r2t(r2t, data)
+    good(a.finish_writes({first: data})[first], 'the first 1 MiB write')
+    r2t = b.recv_expect(OP_R2T, b_itt)
+    b.answer_r2t(r2t, second)
+    good(b.finish_writes({b_itt: second})[b_itt], 'the second session\'s write')
+    r2t = c.recv_expect(OP_R2T, c_itt)
+    c.answer_r2t(r2t, third)
+    good(c.finish_writes({c_itt: third})[c_itt], 'the third session\'s write')
+    rest = {i: w for i, w in held.items() if i != first}
+    for r2t, data, _ in rest.values():
+        a.answer_r2t(r2t, data)
+    for rsp in a.finish_writes({i: w[1] for i, w in rest.items()}).values():
+        good(rsp)
+    for _, data, at in held.values():
+        read_back(a, at, data)
+    read_back(a, lba, second)
+    read_back(a, lba + 2048, third)
+    for conn in (a, b, c):
+        conn.logout()
+    return f'{free} lines free: the 4 KiB write waited behind the 1 MiB one, then both ran'
+
+
 @case
 def case_ffp_window_holds_commands(ctx):
     """MaxCmdSN bounds the commands the target holds, not only those it has
     not received (RFC 7143 section 3.2.2.1): each of three writes that wait
     for the Data-Out their R2Ts ask for takes a place of the window, so the
     room an R2T advertises (MaxCmdSN - ExpCmdSN + 1) is the window less the
-    writes held; once they are answered the room is the window again."""
+    writes held. The third is then aborted (ABORT TASK) and its R2T still
+    answered, as the initiator must (RFC 7143 section 11.5.1): it has no
+    response of its own, yet gives its place back, and once the other two
+    are answered the room is the whole window again."""
     conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
     no_data(conn, bytes(6))             # a unit attention, if any
     win = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
@@ -583,20 +653,78 @@ def case_ffp_window_holds_commands(ctx):
     writes, rooms = {}, []
     for i in range(3):
         data = os.urandom(4096)
+        sn = conn.cmdsn
         itt = conn.send_write(WINDOW_LBA + i * 8, data)
         r2t = conn.recv_expect(OP_R2T, itt)
         rooms.append((r2t.maxcmdsn - r2t.expcmdsn + 1) & 0xffffffff)
-        writes[itt] = (r2t, data)
+        writes[itt] = (r2t, data, sn)
     expect(rooms == [win - 1, win - 2, win - 3],
            f'room {rooms} with 1, 2, 3 writes held of a window of {win}')
-    for r2t, data in writes.values():
+    last = list(writes)[-1]
+    r2t, data, sn = writes.pop(last)
+    itt = conn.next_itt()
+    conn.send_pdu(tmf_req(1, itt, last, conn.cmdsn, conn.expstatsn, sn))
+    rsp = conn.recv_expect(OP_TMF_RSP, itt)
+    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    conn.answer_r2t(r2t, data)
+    for r2t, data, _ in writes.values():
         conn.answer_r2t(r2t, data)
-    for rsp in conn.finish_writes({i: d for i, (_, d) in writes.items()}).values():
+    for rsp in conn.finish_writes({i: w[1] for i, w in writes.items()}).values():
         good(rsp)
-    room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
-    expect(room == win, f'room {room} once answered, window {win}')
+    # The aborted write lets go once its data is in: a NOP-Out asks.
+    deadline = time.monotonic() + 5
+    while True:
+        conn.nop()
+        room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+        if room == win or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    expect(room == win, f'room {room} once answered and aborted, window {win}')
     conn.logout()
-    return f'room {rooms} with 1, 2, 3 writes held, {room} once answered'
+    return f'room {rooms} with 1, 2, 3 writes held, {room} once one aborted and two answered'
+
+
+@case
+def case_ffp_window_reopens(ctx):
+    """A window full of writes that wait for Data-Out closes it (MaxCmdSN
+    is ExpCmdSN - 1). One of them aborted (ABORT TASK, its R2T still
+    answered) ends without a response, so no response carries the place it
+    gives back: the target sends a NOP-In of its own that asks for nothing
+    (ITT and TTT reserved, RFC 7143 section 11.19) and opens that place,
+    rather than leave the initiator to learn of it from its next NOP-Out."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    win = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+    expect(1 < win <= 256, f'window {win} after the login')
+    writes = {}
+    for i in range(win):
+        data = os.urandom(4096)
+        sn = conn.cmdsn
+        itt = conn.send_write(REOPEN_LBA + i * 8, data)
+        writes[itt] = (conn.recv_expect(OP_R2T, itt), data, sn)
+    r2t, data, sn = writes.pop(itt)
+    room = (r2t.maxcmdsn - r2t.expcmdsn + 1) & 0xffffffff
+    expect(room == 0, f'room {room} with a window of {win} writes held')
+    tmf = conn.next_itt()
+    conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, sn))
+    rsp = conn.recv_expect(OP_TMF_RSP, tmf)
+    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    conn.answer_r2t(r2t, data)
+    start = time.monotonic()
+    pdu = conn.poll_pdu(5)
+    took = time.monotonic() - start
+    expect(pdu is not None and pdu.op == OP_NOP_IN and
+           pdu.itt == RESERVED_TAG and pdu.w20 == RESERVED_TAG,
+           f'expected a NOP-In that asks for nothing, got {pdu}')
+    room = (pdu.maxcmdsn - pdu.expcmdsn + 1) & 0xffffffff
+    expect(room == 1, f'room {room} after one write of {win} aborted')
+    for r2t, data, _ in writes.values():
+        conn.answer_r2t(r2t, data)
+    for rsp in conn.finish_writes({i: w[1] for i, w in writes.items()}).values():
+        good(rsp)
+    conn.logout()
+    return (f'window of {win} full; one aborted: a NOP-In after {took:.1f} s '
+            f'opened room {room}')
 
 
 @case

@@ -12,14 +12,18 @@
 # with no I/O error: the commands wait in the initiator instead. The
 # raw initiator's writes that wait for their data each take a place of
 # the window: the room MaxCmdSN leaves shrinks by one with each, and
-# their responses give it back. With window_goal_us=0 the
-# window stays at the queue depth, as LIO's. With a small cache-line
-# pool (20 MiB), 1 MiB writes at iodepth 32 run it dry: the pool counts
-# it, the window halves, and fio verifies every byte. Through the same
+# their responses give it back, and the place of one of a full window
+# aborted (no response of its own) is announced by an unsolicited
+# NOP-In. With window_goal_us=0 the window stays at the queue depth, as
+# LIO's. With a small cache-line pool (20 MiB), 1 MiB writes at iodepth
+# 32 run it dry: the pool counts it, the window halves, and fio verifies
+# every byte. Through the same
 # pool, the raw initiator's third 8 MiB write, sent while two wait for
 # the Data-Out their R2Ts asked for, is answered TASK SET FULL at once
 # (put off, it would stall that data behind it); all three then complete
-# and read back equal. At the end every line is back in the pool and the
+# and read back equal. Commands of other sessions that find the pool
+# short wait in turn: a 4 KiB write does not overtake a 1 MiB one that
+# waits before it. At the end every line is back in the pool and the
 # module unloads.
 
 . "$(dirname "$0")/lib.sh"
@@ -105,7 +109,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 15
+ixt_begin 17
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -176,7 +180,8 @@ ixt_check "the pool ran dry" \
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 logout
-ixt_raw_cases ffp_pool_dry_set_full ffp_window_holds_commands
+ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
+	ffp_window_holds_commands ffp_window_reopens
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
