@@ -434,7 +434,6 @@ static void ixt_conn_release_work(struct work_struct *work)
 	conn->ops->shutdown(conn);
 	cancel_delayed_work_sync(&conn->login_timeout);
 	ixt_watchdog_stop(conn);
-	ixt_pool_leave(&conn->pool_waiter);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
 	kfree(conn->neg);
@@ -487,7 +486,6 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->sess_entry);
-	ixt_pool_waiter_init(&conn->pool_waiter);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 	ixt_watchdog_init(conn);

@@ -12,19 +12,10 @@
  * only once the stack has let go, so that a retransmission never sends
  * the data of a later command.
  *
- * Commands that find too few lines wait in turn: their connections join
- * a queue of waiters (ixt_pool_get_fair()), and while it is not empty
- * only its first may take lines, however many others come free; the
- * rest keep their place. Without it, whichever connection asked first
- * after lines came back got them, and under pool pressure one could lose
- * for seconds to the others (make bench's scale job, 16 sessions of
- * 1 MiB writes at iodepth 32, saw writes of 2 s and more).
- *
  * Locking: each per-CPU cache has its own spinlock; the global stack, the
- * in-flight lines, the waiters and the statistics are under
- * ixt_pool.lock. When both are needed, the global lock is taken first.
- * Every lock is taken with interrupts off: lines come back from whatever
- * context frees a command.
+ * in-flight lines and the statistics are under ixt_pool.lock. When both
+ * are needed, the global lock is taken first. Every lock is taken with
+ * interrupts off: lines come back from whatever context frees a command.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -67,7 +58,7 @@ struct ixt_pool_cache {
 };
 
 static struct {
-	spinlock_t lock;	/* free, nr_free, busy, nr_busy, waiters, nr_waiters, exhausted */
+	spinlock_t lock;	/* protects free, nr_free, busy, nr_busy, exhausted */
 	struct page **pages;
 	u32 nr;
 	u8 shift;
@@ -75,8 +66,6 @@ static struct {
 	u32 nr_free;
 	u32 *busy;
 	u32 nr_busy;
-	struct list_head waiters;
-	u32 nr_waiters;
 	u64 exhausted;
 	struct ixt_pool_cache __percpu *cache;
 } ixt_pool;
@@ -126,43 +115,49 @@ static void ixt_pool_steal(void)
 	}
 }
 
-/* Takes @n lines from the global stack, gathering what it can first. */
-static int ixt_pool_take(struct ixt_dpt_line *lines, u32 n)
+static int ixt_pool_get_slow(struct ixt_dpt_line *lines, u32 n)
 {
+	unsigned long flags;
 	u32 i;
 
-	lockdep_assert_held(&ixt_pool.lock);
+	spin_lock_irqsave(&ixt_pool.lock, flags);
 	if (ixt_pool.nr_free < n)
 		ixt_pool_reclaim();
 	if (ixt_pool.nr_free < n)
 		ixt_pool_steal();
-	if (ixt_pool.nr_free < n)
+	if (ixt_pool.nr_free < n) {
+		ixt_pool.exhausted++;
+		spin_unlock_irqrestore(&ixt_pool.lock, flags);
 		return -EAGAIN;
+	}
 	for (i = 0; i < n; i++)
 		ixt_pool_fill(&lines[i], ixt_pool.free[--ixt_pool.nr_free]);
+	spin_unlock_irqrestore(&ixt_pool.lock, flags);
 	return 0;
 }
 
-static int ixt_pool_get_slow(struct ixt_dpt_line *lines, u32 n)
-{
-	unsigned long flags;
-	int ret;
-
-	spin_lock_irqsave(&ixt_pool.lock, flags);
-	ret = ixt_pool_take(lines, n);
-	if (ret)
-		ixt_pool.exhausted++;
-	spin_unlock_irqrestore(&ixt_pool.lock, flags);
-	return ret;
-}
-
-/* From this CPU's cache, or else from the global stack. */
-static int ixt_pool_grab(struct ixt_dpt_line *lines, u32 n)
+/**
+ * ixt_pool_get() - take cache lines for a command
+ * @lines: where to store them.
+ * @n: how many; at most ixt_pool_max_lines().
+ *
+ * All or nothing: on failure no line is taken.
+ *
+ * Context: Any context.
+ * Return: 0, -EAGAIN when fewer than @n lines are free now (lines come
+ * back as commands complete: try again later), or -E2BIG when @n exceeds
+ * what one command may take.
+ */
+int ixt_pool_get(struct ixt_dpt_line *lines, u32 n)
 {
 	struct ixt_pool_cache *c;
 	unsigned long flags;
 	u32 i;
 
+	if (n > ixt_pool_max_lines())
+		return -E2BIG;
+	if (ixt_fault(IXT_FAULT_POOL_GET))
+		return -EAGAIN;
 	local_irq_save(flags);
 	c = this_cpu_ptr(ixt_pool.cache);
 	spin_lock(&c->lock);
@@ -176,114 +171,6 @@ static int ixt_pool_grab(struct ixt_dpt_line *lines, u32 n)
 	spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	return ixt_pool_get_slow(lines, n);
-}
-
-/**
- * ixt_pool_get() - take cache lines for a command
- * @lines: where to store them.
- * @n: how many; at most ixt_pool_max_lines().
- *
- * All or nothing: on failure no line is taken. It does not wait in turn
- * (see ixt_pool_get_fair()).
- *
- * Context: Any context.
- * Return: 0, -EAGAIN when fewer than @n lines are free now (lines come
- * back as commands complete: try again later), or -E2BIG when @n exceeds
- * what one command may take.
- */
-int ixt_pool_get(struct ixt_dpt_line *lines, u32 n)
-{
-	if (n > ixt_pool_max_lines())
-		return -E2BIG;
-	if (ixt_fault(IXT_FAULT_POOL_GET))
-		return -EAGAIN;
-	return ixt_pool_grab(lines, n);
-}
-
-/* @w leaves the queue of waiters, if in it. */
-static void ixt_pool_dequeue(struct ixt_pool_waiter *w)
-{
-	lockdep_assert_held(&ixt_pool.lock);
-	list_del_init(&w->entry);
-	WRITE_ONCE(ixt_pool.nr_waiters, ixt_pool.nr_waiters - 1);
-}
-
-/**
- * ixt_pool_waiter_init() - set up a place in the queue for lines
- * @w: the place, not in the queue.
- *
- * Context: Any context.
- */
-void ixt_pool_waiter_init(struct ixt_pool_waiter *w)
-{
-	INIT_LIST_HEAD(&w->entry);
-}
-
-/**
- * ixt_pool_get_fair() - take cache lines for a command, in turn
- * @w: the place in the queue of the connection that asks.
- * @lines: where to store them.
- * @n: how many; at most ixt_pool_max_lines().
- *
- * As ixt_pool_get(), but when lines are short the asker joins the queue
- * of waiters (the first time; the pool counts it as exhausted), and while
- * anyone waits only the first in the queue gets lines: the others, and
- * newcomers, are told to try again. The first leaves the queue when it
- * gets its lines; one that gives up must leave with ixt_pool_leave().
- *
- * Context: Any context.
- * Return: 0, -EAGAIN (call again later, keeping the place), or -E2BIG
- * when @n exceeds what one command may take.
- */
-int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
-		      u32 n)
-{
-	bool counted = false;
-	unsigned long flags;
-	int ret;
-
-	if (n > ixt_pool_max_lines())
-		return -E2BIG;
-	if (ixt_fault(IXT_FAULT_POOL_GET))
-		return -EAGAIN;
-	if (!READ_ONCE(ixt_pool.nr_waiters)) {
-		ret = ixt_pool_grab(lines, n);
-		if (ret != -EAGAIN)
-			return ret;
-		counted = true;
-	}
-	spin_lock_irqsave(&ixt_pool.lock, flags);
-	if (list_empty(&w->entry)) {
-		list_add_tail(&w->entry, &ixt_pool.waiters);
-		WRITE_ONCE(ixt_pool.nr_waiters, ixt_pool.nr_waiters + 1);
-		if (!counted)
-			ixt_pool.exhausted++;
-	}
-	ret = -EAGAIN;
-	if (list_first_entry(&ixt_pool.waiters, struct ixt_pool_waiter,
-			     entry) == w) {
-		ret = ixt_pool_take(lines, n);
-		if (!ret)
-			ixt_pool_dequeue(w);
-	}
-	spin_unlock_irqrestore(&ixt_pool.lock, flags);
-	return ret;
-}
-
-/**
- * ixt_pool_leave() - give up a place in the queue for lines
- * @w: the place; nothing happens if it is not in the queue.
- *
- * Context: Any context.
- */
-void ixt_pool_leave(struct ixt_pool_waiter *w)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ixt_pool.lock, flags);
-	if (!list_empty(&w->entry))
-		ixt_pool_dequeue(w);
-	spin_unlock_irqrestore(&ixt_pool.lock, flags);
 }
 
 /**
@@ -431,7 +318,6 @@ void ixt_pool_stats(struct ixt_pool_stats *st)
 	st->lines = ixt_pool.nr;
 	st->free = ixt_pool.nr_free + cached;
 	st->in_flight = ixt_pool.nr_busy;
-	st->waiters = ixt_pool.nr_waiters;
 	st->exhausted = ixt_pool.exhausted;
 	spin_unlock_irqrestore(&ixt_pool.lock, flags);
 }
@@ -441,8 +327,8 @@ static int ixt_pool_show(struct seq_file *m, void *v)
 	struct ixt_pool_stats st;
 
 	ixt_pool_stats(&st);
-	seq_printf(m, "line_size %u\nlines %u\nfree %u\nin_flight %u\nwaiters %u\nexhausted %llu\n",
-		   st.line_size, st.lines, st.free, st.in_flight, st.waiters,
+	seq_printf(m, "line_size %u\nlines %u\nfree %u\nin_flight %u\nexhausted %llu\n",
+		   st.line_size, st.lines, st.free, st.in_flight,
 		   st.exhausted);
 	return 0;
 }
@@ -505,7 +391,6 @@ int ixt_pool_init(void)
 		return ret;
 	order = ixt_pool.shift - PAGE_SHIFT;
 	spin_lock_init(&ixt_pool.lock);
-	INIT_LIST_HEAD(&ixt_pool.waiters);
 	ixt_pool.pages = ixt_fault(IXT_FAULT_POOL_ARRAYS) ? NULL :
 			 kvcalloc(ixt_pool.nr, sizeof(*ixt_pool.pages),
 				  GFP_KERNEL);
