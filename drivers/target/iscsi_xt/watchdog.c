@@ -6,10 +6,10 @@
  * when no NOP-Out answers within nopin_response_timeout, and it drops a
  * connection whose writes wait for solicited Data-Out longer than
  * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again). Both come from
- * the attributes of the session's ACL. And it tells the initiator of a
- * command window that reopened without a response to carry the news. A connection dropped for an
+ * the attributes of the session's ACL. A connection dropped for an
  * unanswered NOP-In counts as a connection timeout in the target's
- * fabric_statistics/iscsi_sess_err.
+ * fabric_statistics/iscsi_sess_err. It also tells the initiator of a
+ * command window that reopened without a response to carry the news.
  *
  * The receive path writes the NOP-Out answers and the Data-Out progress
  * with WRITE_ONCE(); the watchdog reads them with READ_ONCE() and owns
@@ -30,42 +30,45 @@ static int ixt_watchdog_attrib(struct ixt_conn *conn, enum ixt_nacl_attr a)
 			       a);
 }
 
-/* Sends a NOP-In that asks for an answer: a fresh TTT, no StatSN taken. */
-static void ixt_watchdog_ping(struct ixt_conn *conn)
+/*
+ * Sends a NOP-In of the target's own (ITT reserved, no StatSN taken):
+ * with a fresh @ttt it asks for an answer, with ISCSI_RESERVED_TAG for
+ * none (RFC 7143 11.19). Returns whether it was queued.
+ */
+static bool ixt_watchdog_nop_in(struct ixt_conn *conn, u32 ttt)
 {
-	struct iscsi_nopin *hdr;
 	struct ixt_tx_pdu *pdu;
 
 	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_NOOP_IN, RESERVED_ITT, 0);
 	if (!pdu)
-		return;
-	do {
-		conn->nopin_ttt++;
-	} while (!conn->nopin_ttt || conn->nopin_ttt == ISCSI_RESERVED_TAG);
-	hdr = (struct iscsi_nopin *)&pdu->hdr;
-	hdr->ttt = cpu_to_be32(conn->nopin_ttt);
+		return false;
+	((struct iscsi_nopin *)&pdu->hdr)->ttt = cpu_to_be32(ttt);
 	ixt_conn_queue_resp(conn, pdu, false);
+	return true;
+}
+
+/* Sends a NOP-In that asks for an answer, under a fresh TTT. */
+static void ixt_watchdog_ping(struct ixt_conn *conn)
+{
+	u32 ttt = conn->nopin_ttt;
+
+	do {
+		ttt++;
+	} while (!ttt || ttt == ISCSI_RESERVED_TAG);
+	if (ixt_watchdog_nop_in(conn, ttt))
+		conn->nopin_ttt = ttt;
 }
 
 /*
- * A NOP-In that asks for nothing (ITT and TTT reserved, RFC 7143 11.19),
- * to carry MaxCmdSN: when the window was closed and the commands that
- * gave their places back went without a response, the initiator would
- * otherwise wait for its own next NOP-Out to learn of them.
+ * A NOP-In that asks for nothing, to carry MaxCmdSN: when the window was
+ * closed and the commands that gave their places back went without a
+ * response, the initiator would otherwise wait for its own next NOP-Out
+ * to learn of them.
  */
 static void ixt_watchdog_window_update(struct ixt_conn *conn)
 {
-	struct iscsi_nopin *hdr;
-	struct ixt_tx_pdu *pdu;
-
-	if (!ixt_sess_window_reopened(conn->sess))
-		return;
-	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_NOOP_IN, RESERVED_ITT, 0);
-	if (!pdu)
-		return;
-	hdr = (struct iscsi_nopin *)&pdu->hdr;
-	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
-	ixt_conn_queue_resp(conn, pdu, false);
+	if (ixt_sess_window_reopened(conn->sess))
+		ixt_watchdog_nop_in(conn, ISCSI_RESERVED_TAG);
 }
 
 static void ixt_watchdog_work(struct work_struct *work)
