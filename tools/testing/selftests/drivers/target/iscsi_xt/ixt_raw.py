@@ -570,6 +570,15 @@ def case_ffp_pool_dry_set_full(ctx):
     return 'TASK SET FULL before any Data-Out; 24 MiB written and read back equal'
 
 
+def abort_task(conn, itt, cmdsn):
+    """An immediate ABORT TASK of the task @itt, of CmdSN @cmdsn, on
+    @conn: the TMF Response that answers it says Function complete."""
+    tmf = conn.next_itt()
+    conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, cmdsn))
+    rsp = conn.recv_expect(OP_TMF_RSP, tmf)
+    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+
+
 @case
 def case_ffp_window_holds_commands(ctx):
     """MaxCmdSN bounds the commands the target holds, not only those it has
@@ -596,10 +605,7 @@ def case_ffp_window_holds_commands(ctx):
            f'room {rooms} with 1, 2, 3 writes held of a window of {win}')
     last = list(writes)[-1]
     r2t, data, sn = writes.pop(last)
-    itt = conn.next_itt()
-    conn.send_pdu(tmf_req(1, itt, last, conn.cmdsn, conn.expstatsn, sn))
-    rsp = conn.recv_expect(OP_TMF_RSP, itt)
-    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    abort_task(conn, last, sn)
     conn.answer_r2t(r2t, data)
     for r2t, data, _ in writes.values():
         conn.answer_r2t(r2t, data)
@@ -639,10 +645,7 @@ def case_ffp_window_reopens(ctx):
     r2t, data, sn = writes.pop(itt)
     room = (r2t.maxcmdsn - r2t.expcmdsn + 1) & 0xffffffff
     expect(room == 0, f'room {room} with a window of {win} writes held')
-    tmf = conn.next_itt()
-    conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, sn))
-    rsp = conn.recv_expect(OP_TMF_RSP, tmf)
-    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    abort_task(conn, itt, sn)
     conn.answer_r2t(r2t, data)
     start = time.monotonic()
     pdu = conn.poll_pdu(5)
@@ -824,11 +827,7 @@ def case_ffp_abort_waiting_write(ctx):
     """ABORT TASK of a write whose R2T is unanswered: Function complete,
     no SCSI Response for the task (the next PDU answers a NOP-Out)."""
     conn, r2t = write_r2t(ctx)
-    itt = conn.next_itt()
-    conn.send_pdu(tmf_req(1, itt, r2t.itt, conn.cmdsn, conn.expstatsn,
-                          (conn.cmdsn - 1) & 0xffffffff))
-    rsp = conn.recv_expect(OP_TMF_RSP, itt)
-    expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+    abort_task(conn, r2t.itt, (conn.cmdsn - 1) & 0xffffffff)
     conn.nop()
     conn.logout()
     return 'Function complete, no response for the task'
