@@ -186,7 +186,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	ret = ixt_cmd_alloc_arrays(cmd, nr_lines, nr_entries, cmd->sg_nents);
 	if (ret)
 		return ret;
-	ret = ixt_pool_get(cmd->lines, nr_lines);
+	ret = ixt_pool_get_fair(&conn->pool_waiter, cmd->lines, nr_lines);
 	if (ret)
 		goto out_free;
 	cmd->nr_lines = nr_lines;
@@ -339,7 +339,8 @@ static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 
 /*
  * The pool is short of lines for a command, and the session's window
- * halves. The command waits, which the receive path does by calling again
+ * halves. The command waits, in turn with the other connections' (see
+ * ixt_pool_get_fair()), which the receive path does by calling again
  * (-EAGAIN), unless Data-Out that writes of this connection wait for
  * would queue behind it on the socket: those writes hold lines that only
  * their data frees, so waiting would stall them too. A command that does
@@ -365,6 +366,7 @@ static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 				    conn->sess->initiator,
 				    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
 	conn->pool_wait = 0;
+	ixt_pool_leave(&conn->pool_waiter);
 	ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
 	return 0;
 }

@@ -425,12 +425,22 @@ bool ixt_conn_close(struct ixt_conn *conn)
 }
 EXPORT_SYMBOL_GPL(ixt_conn_close);
 
+/* Lines came back for the command the connection's receive path put off. */
+static void ixt_conn_pool_wake(struct ixt_pool_waiter *w)
+{
+	struct ixt_conn *conn = container_of(w, struct ixt_conn, pool_waiter);
+
+	conn->ops->rx_resume(conn);
+}
+
 static void ixt_conn_release_work(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(work, struct ixt_conn,
 					     release_work);
 
 	pr_debug("%pISpc: connection closing\n", &conn->peer);
+	/* No wake-up of the receive path may come once it is stopped. */
+	ixt_pool_waiter_stop(&conn->pool_waiter);
 	conn->ops->shutdown(conn);
 	cancel_delayed_work_sync(&conn->login_timeout);
 	ixt_watchdog_stop(conn);
@@ -486,6 +496,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->sess_entry);
+	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 	ixt_watchdog_init(conn);

@@ -28,6 +28,7 @@
 #include <iscsi_xt/window.h>
 
 #include "iscsi_xt.h"
+#include "pool.h"
 #include "transport.h"
 
 struct ixt_login;
@@ -130,6 +131,9 @@ enum ixt_conn_state {
  * @ttt_gen: varies the Target Transfer Tags of successive commands.
  * @pool_wait: jiffies (| 1) since when a command's header waits for
  *	cache lines; 0 when none waits. Receive path.
+ * @pool_waiter: the connection's place in the pool's queue while its
+ *	command waits for lines (ixt_pool_get_fair()); left when the
+ *	command gets them or gives up, or the connection closes.
  * @r2t_waiting: writes with R2Ts not fully answered; receive path.
  * @dataout_stamp: jiffies of the last R2T sent or Data-Out received;
  *	receive path.
@@ -177,6 +181,7 @@ struct ixt_conn {
 	struct list_head unsol_cmds;
 	u16 ttt_gen;
 	unsigned long pool_wait;
+	struct ixt_pool_waiter pool_waiter;
 	unsigned int r2t_waiting;
 	unsigned long dataout_stamp;
 	struct delayed_work watchdog;

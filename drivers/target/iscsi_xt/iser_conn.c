@@ -425,6 +425,12 @@ static void ixt_iser_rx_work(struct work_struct *work)
 	}
 }
 
+/* rx_resume op: the command rx_work put off may get its lines now. */
+static void ixt_iser_rx_resume(struct ixt_conn *conn)
+{
+	mod_delayed_work(ixt_wq, &to_iser_conn(conn)->rx_work, 0);
+}
+
 /*
  * ffp_prepare op: enough receives for the command window, each command
  * with the unsolicited Data-Out it may send, plus the unexpected PDUs;
@@ -585,6 +591,7 @@ const struct ixt_transport_ops ixt_iser_ops = {
 	.flags			= IXT_XPRT_F_RDMA,
 	.max_recv_dlength	= IXT_ISER_RX_DSEG,
 	.queue			= ixt_iser_queue,
+	.rx_resume		= ixt_iser_rx_resume,
 	.shutdown		= ixt_iser_shutdown,
 	.free			= ixt_iser_free,
 	.local_addr		= ixt_iser_local_addr,

@@ -8,6 +8,7 @@
 #define _ISCSI_XT_POOL_H
 
 #include <linux/bvec.h>
+#include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
@@ -20,6 +21,7 @@
  * @free: lines ready to be taken.
  * @in_flight: lines returned while the network stack still held their
  *	pages (zero-copy transmit); reused once it lets go.
+ * @waiters: connections whose command waits for lines, in turn.
  * @exhausted: times a command found too few free lines and waited.
  */
 struct ixt_pool_stats {
@@ -27,7 +29,23 @@ struct ixt_pool_stats {
 	u32 lines;
 	u32 free;
 	u32 in_flight;
+	u32 waiters;
 	u64 exhausted;
+};
+
+/**
+ * struct ixt_pool_waiter - a place in the queue for cache lines
+ * @entry: in the pool's queue of waiters, oldest first; empty when not
+ *	waiting. Under the pool's lock, as are the flags below.
+ * @wake: asks the owner to try again soon (ixt_pool_waiter_init()).
+ * @woken: @wake was called and the owner has not asked since.
+ * @stopped: ixt_pool_waiter_stop() was called: never queued again.
+ */
+struct ixt_pool_waiter {
+	struct list_head entry;
+	void (*wake)(struct ixt_pool_waiter *w);
+	bool woken;
+	bool stopped;
 };
 
 int ixt_pool_init(void);
@@ -35,6 +53,12 @@ void ixt_pool_exit(void);
 u8 ixt_pool_line_shift(void);
 u32 ixt_pool_max_lines(void);
 int ixt_pool_get(struct ixt_dpt_line *lines, u32 n);
+void ixt_pool_waiter_init(struct ixt_pool_waiter *w,
+			  void (*wake)(struct ixt_pool_waiter *w));
+int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
+		      u32 n);
+void ixt_pool_leave(struct ixt_pool_waiter *w);
+void ixt_pool_waiter_stop(struct ixt_pool_waiter *w);
 void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n);
 struct page *ixt_pool_page(const struct ixt_dpt_line *line);
 void ixt_pool_map(const struct ixt_dpt_line *lines, u32 nr_lines, u32 off,

@@ -613,6 +613,11 @@ static void ixt_tcp_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 	spin_unlock_bh(&tc->tx_lock);
 }
 
+static void ixt_tcp_rx_resume(struct ixt_conn *conn)
+{
+	mod_delayed_work(ixt_wq, &to_tcp_conn(conn)->rx_work, 0);
+}
+
 static void ixt_tcp_restore_callbacks(struct ixt_tcp_conn *tc)
 {
 	struct sock *sk = tc->sock->sk;
@@ -675,6 +680,7 @@ static int ixt_tcp_local_addr(struct ixt_conn *conn,
 static const struct ixt_transport_ops ixt_tcp_ops = {
 	.name		= "tcp",
 	.queue		= ixt_tcp_queue,
+	.rx_resume	= ixt_tcp_rx_resume,
 	.shutdown	= ixt_tcp_shutdown,
 	.free		= ixt_tcp_free,
 	.local_addr	= ixt_tcp_local_addr,

@@ -122,6 +122,11 @@ struct ixt_rx_pdu {
  *	and take ownership of it. Any context but hard IRQ. Never fails: a
  *	connection that cannot send is closing, and the PDU is then freed
  *	(at once, once the connection is shut down).
+ * @rx_resume: the core can now take the PDU it put off (-EAGAIN from
+ *	ixt_conn_rx_hdr(): its command waits for cache lines): run the
+ *	receive path again soon. Called with a spinlock held and interrupts
+ *	off (the pool's, ixt_pool_waiter_init()): it may only queue work.
+ *	Never called once @shutdown has begun.
  * @shutdown: stop I/O: detach from the wire, wait until no receive or
  *	transmit work of the connection runs nor can start, free every
  *	PDU still queued and release the wire (socket, queue pair). Called
@@ -158,6 +163,7 @@ struct ixt_transport_ops {
 	unsigned int flags;
 	u32 max_recv_dlength;
 	void (*queue)(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
+	void (*rx_resume)(struct ixt_conn *conn);
 	void (*shutdown)(struct ixt_conn *conn);
 	void (*free)(struct ixt_conn *conn);
 	int (*local_addr)(struct ixt_conn *conn, struct sockaddr_storage *ss);

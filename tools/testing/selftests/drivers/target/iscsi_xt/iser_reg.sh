@@ -11,7 +11,10 @@
 #     rdma res), every RDMA READ went into a registered MR.
 # (2) rxe0 with a pool of one MR (dbg_mr_pool=1) and a send queue of 4:
 #     fetches wait for the MR and continue (mr_waits), data verified.
-# (3) rxe0 without force_reg: no MR, no registration.
+# (3) rxe0 without force_reg: no MR, no registration; then 1 MiB writes
+#     at iodepth 32 through the 20 MiB cache-line pool the test loads
+#     iscsi_xt with: commands find the pool dry and wait in the receive
+#     backlog until the pool wakes the connection, data verified.
 # (4) siw0 (soft-iWARP): registration without any parameter, 64 MRs.
 # (5) siw0 with one MR and a send queue of 4, as (2).
 # Then the initiator logs out, iscsi_xt_iser holds no PD, CQ, QP or MR,
@@ -82,6 +85,23 @@ on_dev() {
 	return 1
 }
 
+# pool_field NAME: the cache-line pool's NAME (debugfs).
+pool_field() {
+	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt/pool
+}
+
+# pool_dry_cell: fio verifies 64 MiB of 1 MiB writes at iodepth 32 on
+# LUN 1, more than the pool holds at once; commands found it dry.
+pool_dry_cell() {
+	local dry0 dry
+
+	dry0=$(pool_field exhausted)
+	ixt_fio_verify "${disk[1]}" 512M 65536 1M 32 || return 1
+	dry=$(($(pool_field exhausted) - dry0))
+	ktap_print_msg "commands found the pool dry $dry times"
+	[ "$dry" -gt 0 ]
+}
+
 # snap: remember the counters; grew NAME: by how much NAME grew since.
 declare -A c0
 snap() {
@@ -140,12 +160,13 @@ tiny() {
 	echo 256 >"$iser_params/send_depth"
 }
 
-ixt_begin 31
+ixt_begin 32
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
 modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
-ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
+ixt_load pool_mb=20 && ixt_target_load ||
+	ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=8192 ||
 	ktap_exit_fail_msg "cannot load null_blk"
 mkdir -p "$hba" || ktap_exit_fail_msg "cannot create $hba"
@@ -180,6 +201,8 @@ ixt_check "rxe0: LUN 1: fio random writes verified, bs=1M iodepth=4" \
 	ixt_fio_cell 1 1M 4 8192
 ixt_check "rxe0: RDMA READs without registration ($(grew rdma_reads) READs, $(grew reg_mrs) registrations)" \
 	eval '[ "$(grew rdma_reads)" -gt 0 ] && [ "$(grew reg_mrs)" = 0 ]'
+ixt_check "rxe0: 1 MiB writes at iodepth 32 through the 20 MiB pool verified, commands waited for lines" \
+	pool_dry_cell
 
 # (4) soft-iWARP: registration because the device needs it.
 ixt_iser_logout "$tgt" "$portal"

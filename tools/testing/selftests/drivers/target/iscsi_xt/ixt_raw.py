@@ -48,6 +48,7 @@ UNORDERED_LBA = 4096    # up to 256 KiB
 POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
 WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
 REOPEN_LBA = 114712     # ffp_window_reopens: a window of 4 KiB writes, up to 1 MiB
+TURN_LBA = POOL_LBA     # ffp_pool_waits_in_turn: 19.5 MiB, then 1 MiB and 4 KiB
 
 # Negotiated keys the cases below ask for.
 UNORDERED = op_keys(DataPDUInOrder='No')
@@ -577,6 +578,71 @@ def abort_task(conn, itt, cmdsn):
     conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, cmdsn))
     rsp = conn.recv_expect(OP_TMF_RSP, tmf)
     expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
+
+
+def pool_free():
+    """Free lines of the cache-line pool (debugfs)."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
+
+
+@case
+def case_ffp_pool_waits_in_turn(ctx):
+    """Commands that find the cache-line pool short wait in turn, across
+    sessions. A first session's four writes (1, 8, 8 and 2.5 MiB) wait for
+    their Data-Out and hold 19.5 MiB of the 20 MiB pool (tcp_window.sh
+    loads iscsi_xt so): 16 lines of 32 KiB are free. A 1 MiB write of a
+    second session then waits for lines, and a 4 KiB write of a third,
+    which one free line would serve, waits behind it rather than overtake
+    it. Once the first session's 1 MiB write is answered, the second
+    session's write gets its R2T and, answered, the third's gets its R2T;
+    everything completes and reads back equal."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    sessions = []
+    for i in range(3):
+        conn = connect(ctx)
+        conn.isid ^= i                  # three sessions, not reinstatements
+        sessions.append(login_checked(conn, ctx.target, keys))
+        no_data(conn, bytes(6))         # a unit attention, if any
+    a, b, c = sessions
+    sizes = (1 << 20, 8 << 20, 8 << 20, 5 << 19)
+    held, lba = {}, TURN_LBA
+    for size in sizes:
+        data = os.urandom(size)
+        itt = a.send_write(lba, data)
+        held[itt] = (a.recv_expect(OP_R2T, itt), data, lba)
+        lba += size // BLOCK
+    free = pool_free()
+    expect(0 < free < 32, f'{free} lines free with 19.5 MiB held, expected 16')
+    second, third = os.urandom(1 << 20), os.urandom(4096)
+    b_itt = b.send_write(lba, second)
+    pdu = b.poll_pdu(0.2)
+    expect(pdu is None, f'the 1 MiB write did not wait for lines: {pdu}')
+    c_itt = c.send_write(lba + 2048, third)
+    pdu = c.poll_pdu(0.3)
+    expect(pdu is None, f'the 4 KiB write overtook the 1 MiB one: {pdu}')
+    first = next(iter(held))
+    r2t, data, _ = held[first]
+    a.answer_r2t(r2t, data)
+    good(a.finish_writes({first: data})[first], 'the first 1 MiB write')
+    r2t = b.recv_expect(OP_R2T, b_itt)
+    b.answer_r2t(r2t, second)
+    good(b.finish_writes({b_itt: second})[b_itt], 'the second session\'s write')
+    r2t = c.recv_expect(OP_R2T, c_itt)
+    c.answer_r2t(r2t, third)
+    good(c.finish_writes({c_itt: third})[c_itt], 'the third session\'s write')
+    rest = {i: w for i, w in held.items() if i != first}
+    for r2t, data, _ in rest.values():
+        a.answer_r2t(r2t, data)
+    for rsp in a.finish_writes({i: w[1] for i, w in rest.items()}).values():
+        good(rsp)
+    for _, data, at in held.values():
+        read_back(a, at, data)
+    read_back(a, lba, second)
+    read_back(a, lba + 2048, third)
+    for conn in (a, b, c):
+        conn.logout()
+    return f'{free} lines free: the 4 KiB write waited behind the 1 MiB one, then both ran'
 
 
 @case

@@ -126,8 +126,8 @@ ixt_pool_all_free() {
 
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	for ((i = 0; i < 50; i++)); do
-		awk '/^lines/ {l = $2} /^free/ {f = $2}
-		     END {exit !(l > 0 && f == l)}' "$f" && return 0
+		awk '/^lines/ {l = $2} /^free/ {f = $2} /^waiters/ {w = $2}
+		     END {exit !(l > 0 && f == l && w == 0)}' "$f" && return 0
 		sleep 0.2
 	done
 	ktap_print_msg "pool: $(tr '\n' ' ' <"$f")"

@@ -21,7 +21,9 @@
 # pool, the raw initiator's third 8 MiB write, sent while two wait for
 # the Data-Out their R2Ts asked for, is answered TASK SET FULL at once
 # (put off, it would stall that data behind it); all three then complete
-# and read back equal. At the end every line is back in the pool and the
+# and read back equal. Commands of other sessions that find the pool
+# short wait in turn: a 4 KiB write does not overtake a 1 MiB one that
+# waits before it. At the end every line is back in the pool and the
 # module unloads.
 
 . "$(dirname "$0")/lib.sh"
@@ -107,7 +109,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 16
+ixt_begin 17
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -178,7 +180,8 @@ ixt_check "the pool ran dry" \
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 logout
-ixt_raw_cases ffp_pool_dry_set_full ffp_window_holds_commands ffp_window_reopens
+ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
+	ffp_window_holds_commands ffp_window_reopens
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
