@@ -53,13 +53,19 @@ step fuzz-smoke make -s -C "$top" fuzz-smoke
 step dkms-abi make -s -C "$top" dkms-abi
 # Every kselftest, dealt out to three VM boots that run at once.
 step kselftest env IXT_KSFT_VMS=3 make -s -C "$top" kselftest
+# make bench's harness, every job end to end in its short smoke mode, in
+# a boot of its own after the three above (not beside them: memory and
+# CPU), on the modules make kselftest built: nothing to rebuild, their
+# fault injection unarmed.
+step bench-check "$top/scripts/bench/smoke.sh" -c
 # make check-full: dkms_package.sh, whose DKMS build in the VM, under
 # TCG, outlasted a test's 600 s on the reference machine, in a boot of
 # its own with a longer timeout (make kselftest-dkms); the benchmark
-# harness (which builds the modules without fault injection); the iSER
-# data, fault and bad-input tests again over soft-iWARP; and
-# alloc_fail.sh failing every allocation of its sequences in turn (the
-# modules built with fault injection for it, then without again).
+# harness in its full smoke mode (which builds the modules without fault
+# injection); the iSER data, fault and bad-input tests again over
+# soft-iWARP; and alloc_fail.sh failing every allocation of its
+# sequences in turn (the modules built with fault injection for it, then
+# without again).
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-dkms make -s -C "$top" kselftest-dkms
 	step bench-smoke "$top/scripts/bench/smoke.sh"

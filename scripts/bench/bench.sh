@@ -9,11 +9,19 @@
 # driver; over iSER on soft-iWARP siw0, iscsi_xt against tgtd (LIO
 # cannot listen there).
 #
-#   scripts/bench/bench.sh [-q | -s] [-P] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
+#   scripts/bench/bench.sh [-q | -s | -c] [-P] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
 #
 #   -q          quick: one round, 3 s cells after a 1 s ramp
-#   -s          smoke test of the harness (make check): one round of 1 s
-#               cells, 4 KiB random reads at iodepth 1 and writes at 32
+#   -s          smoke test of the harness (make check-full): one round of
+#               1 s cells, 4 KiB random reads at iodepth 1 and writes at 32
+#   -c          short smoke test (make check): as -s, but over TCP and
+#               iSER on rxe0 only (-t may change that), of one cell, 4 KiB
+#               random writes at iodepth 32, on the null_blk LUN only;
+#               over iSER LIO and iscsi_xt, not tgt; the scale job with 4
+#               and 1 sessions and 3 CHAP logins, it and the noisy job for
+#               iscsi_xt only; no bounds. The modules are built as they
+#               were last (with IXT_FAULT_INJECT=1 after make kselftest:
+#               nothing to rebuild, the faults unarmed)
 #   -P          profile: perf samples the whole guest during each cell
 #               (cpu-clock, 250 Hz); its time per module and symbol goes
 #               to build/bench/profile/ (the sampling costs CPU: the
@@ -36,8 +44,8 @@
 #
 # Results: build/bench/{cells.jsonl,results.json,table.md,chart.png,scale.png,
 # noisy.png} and the noisy job's time series in build/bench/noisy/
-# (build/bench-smoke/ with -s); the table is printed at the end. The VM
-# boots without the debug options.
+# (build/bench-smoke/ with -s, build/bench-check/ with -c); the table is
+# printed at the end. The VM boots without the debug options.
 
 set -euo pipefail
 
@@ -66,11 +74,12 @@ add_words() {
 	echo "$list"
 }
 
-smoke='' name=bench xt_params='' transports='' profile='' jobs=''
-while getopts "qsPr:t:j:p:" opt; do
+smoke='' short='' name=bench xt_params='' transports='' profile='' jobs=''
+while getopts "qscPr:t:j:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
+	c)	rounds=1 runtime=1 ramp=0 smoke=1 short=1 name=bench-check ;;
 	r)	rounds=$OPTARG ;;
 	t)	transports=$(add_words t "$transports" "$OPTARG" tcp iser iwarp) ;;
 	j)	jobs=$(add_words j "$jobs" "$OPTARG" matrix scale noisy) ;;
@@ -80,16 +89,27 @@ while getopts "qsPr:t:j:p:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-transports=${transports:-tcp iser iwarp}
 jobs=${jobs:-matrix scale noisy}
+fault_inject='' vm_timeout=''
+if [ -n "$short" ]; then
+	# Minutes at most: a hang must not eat make check's half hour.
+	vm_timeout=1200
+	transports=${transports:-tcp iser}
+	[ $# -eq 0 ] && set -- randwrite-4k-qd32
+	# Built as last built: after make kselftest, with fault injection,
+	# whose sites only count while nothing arms them.
+	[ -z "$(modinfo -F ixt_fault_inject "$top/drivers/target/iscsi_xt/iscsi_xt.ko" \
+		2>/dev/null)" ] || fault_inject=1
+fi
+transports=${transports:-tcp iser iwarp}
 [ -n "$smoke" ] && [ $# -eq 0 ] && set -- randread-4k-qd1 randwrite-4k-qd32
-ntp=$(wc -w <<<"$transports")
+vm_timeout=${vm_timeout:-$((5400 * $(wc -w <<<"$transports")))}
 
 "$top/scripts/setup.sh" "$build"
-make -s -C "$top" modules
-IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t $((5400 * ntp)) -n "$name" \
+make -s -C "$top" modules ${fault_inject:+IXT_FAULT_INJECT=1}
+IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t "$vm_timeout" -n "$name" \
 	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" \
-	"$transports" "$profile" "$jobs" "$@"
+	"$transports" "$profile" "$jobs" "$short" "$@"
 
 out=$build/$name
 mkdir -p "$out"
@@ -108,7 +128,7 @@ fi
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds round(s) of ${runtime}s cells"
 	echo "host: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); VM: QEMU TCG, 2 vCPUs, 6 GiB"
-	echo "jobs: $jobs"
+	echo "jobs: $jobs${short:+ (short smoke: see bench.sh -c)}"
 	echo "transports: $transports (iser: soft-RoCE rxe0, iwarp: soft-iWARP siw0, on veth0, MTU 9000)"
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
 	[ -z "$profile" ] || echo "profiled with perf: CPU numbers include the sampling"

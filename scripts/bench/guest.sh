@@ -33,7 +33,7 @@
 # round (scripts/bench/noisy.sh): a flooding and a light session share a
 # LUN whose backend slows down and recovers under them.
 #
-#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE JOBS [CELL...]
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE JOBS SHORT [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 # TRANSPORTS: "tcp", "iser", "iwarp", space-separated, in the order run.
@@ -41,6 +41,11 @@
 # and by symbol, goes next to fio's JSON as *.perf.txt.
 # JOBS: "matrix" (the fio matrix above), "scale", "noisy",
 # space-separated.
+# SHORT: non-empty for the short smoke test of make check (bench.sh -c):
+# the matrix on the null_blk LUN only, and over iSER for LIO and
+# iscsi_xt only; the scale job with 4 and 1 sessions (the pool pressure
+# cell and the idle sessions' memory with 4) and 3 CHAP logins; the
+# scale and noisy-neighbour jobs for iscsi_xt only; no bounds.
 #
 # One JSON object per measured cell is appended to $IXT_OUT/cells.jsonl;
 # fio's JSON and messages per cell are kept in $IXT_OUT/fio/, perftest's
@@ -51,7 +56,8 @@ set -uo pipefail
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
 rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6 jobs=$7
-shift 7
+short=$8
+shift 8
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
@@ -237,11 +243,13 @@ target_modules() {
 }
 
 # The targets measured over TRANSPORT, in the order run: tgt also over
-# iWARP, where LIO cannot listen (see tgt_up).
+# iWARP, where LIO cannot listen (see tgt_up); the short smoke leaves
+# tgt's iSER driver out.
 targets_of() {
-	case "$1" in
-	iwarp)	echo xt tgt ;;
-	*)	echo lio xt tgt ;;
+	case "$1 $short" in
+	"iwarp "*)	echo xt tgt ;;
+	"iser "?*)	echo lio xt ;;
+	*)		echo lio xt tgt ;;
 	esac
 }
 
@@ -523,6 +531,19 @@ scale_max=16
 # With 16 sessions also: far more than the default 64 MiB of cache lines.
 pressure=write-1m-qd32
 scale_logins=10
+# The targets the scale and noisy-neighbour jobs measure, in the order run.
+job_targets="lio xt"
+# The backstores of the matrix.
+backstores="nullb rd"
+# The short smoke: each step of each job, once and small (128 MiB in
+# flight in the pressure cell, still twice the cache lines).
+if [ -n "$short" ]; then
+	scale_counts="4 1"
+	scale_max=4
+	scale_logins=3
+	job_targets=xt
+	backstores=nullb
+fi
 chap_user=bench
 chap_secret=bench-secret-1
 
@@ -664,7 +685,7 @@ matrix_round() {
 			fi
 			if [ -n "$err" ]; then
 				log "$target over $tp: $err"
-				for bs in nullb rd; do
+				for bs in $backstores; do
 					for cell in $cells; do
 						record_error "$target" "$tp" "$bs" "$cell" "$round" "$err"
 					done
@@ -676,7 +697,8 @@ matrix_round() {
 			mapfile -t disks < <(ixt_session_disks 2)
 			for cell in $cells; do
 				run_cell "$target" "$tp" nullb "$cell" "$round" "${disks[0]}"
-				run_cell "$target" "$tp" rd "$cell" "$round" "${disks[1]}"
+				listed rd "$backstores" &&
+					run_cell "$target" "$tp" rd "$cell" "$round" "${disks[1]}"
 			done
 			flush_cells
 			logout
@@ -702,16 +724,19 @@ esac
 for ((round = 1; round <= rounds; round++)); do
 	listed matrix "$jobs" && matrix_round "$round"
 	if listed scale "$jobs" && listed tcp "$transports"; then
-		for target in lio xt; do
+		for target in $job_targets; do
 			scale_round "$target" "$round"
 		done
 	fi
 	if listed noisy "$jobs" && listed tcp "$transports"; then
-		for target in lio xt; do
+		for target in $job_targets; do
 			noisy_round "$target" "$round"
 		done
 	fi
 done
+
+# The short smoke measures no bounds.
+[ -z "$short" ] || { log "done"; exit 0; }
 
 if listed matrix "$jobs"; then
 	log "bounds: local null_blk"

@@ -1,29 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The make check step for make bench: runs the harness in smoke mode (one
-# round of two 1 s cells, LIO, iscsi_xt and tgt over TCP and over iSER
-# on rxe0, iscsi_xt and tgt over iSER on siw0, both backstores; the
-# scale job with 1 s cells; the noisy-neighbour job with phases of 2, 4
-# and 2 s) and checks that every cell of every target on each transport
-# produced IOPS, a latency and a CPU cost, that the scale job measured
-# each session count, the idle sessions' memory and the CHAP logins, and
-# that the noisy-neighbour job measured both sessions in every phase.
-# Speed is never asserted here. Ends with "N passed, N failed".
+# The smoke tests of make bench's harness, each ending with "N passed,
+# N failed"; speed is never asserted here.
+#
+#   scripts/bench/smoke.sh [-c]
+#
+# Without -c, the make check-full step: the harness in smoke mode
+# (bench.sh -s: one round of two 1 s cells, LIO, iscsi_xt and tgt over
+# TCP and over iSER on rxe0, iscsi_xt and tgt over iSER on siw0, both
+# backstores; the scale job with 1 s cells; the noisy-neighbour job with
+# phases of 2, 4 and 2 s; the bounds), checking that every cell of every
+# target on each transport produced IOPS, a latency and a CPU cost, that
+# the scale job measured each session count, the idle sessions' memory
+# and the CHAP logins, and that the noisy-neighbour job measured both
+# sessions in every phase, for LIO and iscsi_xt.
+#
+# With -c, the make check step: the short smoke (bench.sh -c: one 1 s
+# cell on the null_blk LUN for LIO, iscsi_xt and tgt over TCP and for LIO
+# and iscsi_xt over iSER on rxe0; the scale job with 4 and 1 sessions and
+# the noisy-neighbour job for iscsi_xt; no bounds), with the same checks
+# of what it ran.
 
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
+mode=-s name=bench-smoke
+case "${1:-}" in
+'')	;;
+-c)	mode=-c name=bench-check ;;
+*)	echo "usage: $0 [-c]" >&2
+	exit 2 ;;
+esac
 
-"$top/scripts/bench/bench.sh" -s >"$build/bench-smoke.log" 2>&1
+"$top/scripts/bench/bench.sh" "$mode" >"$build/$name.log" 2>&1
 rc=$?
-tail -n 20 "$build/bench-smoke.log"
-/usr/bin/python3 - "$build/bench-smoke/results.json" "$rc" <<'PY'
+tail -n 20 "$build/$name.log"
+/usr/bin/python3 - "$build/$name/results.json" "$rc" "$mode" <<'PY'
 import json
 import sys
 
-path, rc = sys.argv[1], int(sys.argv[2])
+path, rc, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+short = mode == "-c"
 passed = failed = 0
 try:
     with open(path) as f:
@@ -48,26 +67,35 @@ def check(what, match, keys, positive=True):
 
 
 fio = ("iops", "p50_us", "cpu_us_per_io")
-for tp, targets in (("tcp", ("lio", "xt", "tgt")), ("iser", ("lio", "xt", "tgt")),
-                    ("iwarp", ("xt", "tgt"))):
+if short:
+    matrix = ((("tcp", ("lio", "xt", "tgt")), ("iser", ("lio", "xt"))),
+              ("nullb",), ("randwrite-4k-qd32",))
+    jobs, sessions = ("xt",), (1, 4)
+else:
+    matrix = ((("tcp", ("lio", "xt", "tgt")), ("iser", ("lio", "xt", "tgt")),
+               ("iwarp", ("xt", "tgt"))),
+              ("nullb", "rd"), ("randread-4k-qd1", "randwrite-4k-qd32"))
+    jobs, sessions = ("lio", "xt"), (1, 4, 16)
+for tp, targets in matrix[0]:
     for target in targets:
-        for bs in ("nullb", "rd"):
-            for cell in ("randread-4k-qd1", "randwrite-4k-qd32"):
+        for bs in matrix[1]:
+            for cell in matrix[2]:
                 check(f"{target} {tp} {bs} {cell}",
                       {"target": target, "transport": tp, "backstore": bs,
                        "cell": cell}, fio)
-for target in ("lio", "xt"):
+n = max(sessions)
+for target in jobs:
     # Cell, what must be there, what must be more than 0 (fio may not
-    # finish a 1 MiB write of 16 sessions at iodepth 32 in a 1 s cell).
+    # finish a 1 MiB write of N sessions at iodepth 32 in a 1 s cell).
     for cell, keys, positive in [
-            (f"randread-4k-qd8-x{n}", fio, True) for n in (1, 4, 16)] + [
-            ("write-1m-qd32-x16", ("iops", "ios_ge_1s", "max_ms"), False),
-            ("idle-sessions-x16", ("mem_kib", "slab_kib"), False),
+            (f"randread-4k-qd8-x{s}", fio, True) for s in sessions] + [
+            (f"write-1m-qd32-x{n}", ("iops", "ios_ge_1s", "max_ms"), False),
+            (f"idle-sessions-x{n}", ("mem_kib", "slab_kib"), False),
             ("login-chap", ("logins_per_s",), True)]:
         check(f"{target} tcp scale {cell}",
               {"target": target, "transport": "tcp", "cell": cell}, keys,
               positive)
-for target in ("lio", "xt"):
+for target in jobs:
     check(f"{target} tcp noisy neighbour",
           {"target": target, "transport": "tcp", "cell": "noisy"},
           [f"{k}_{p}" for p in ("fast", "slow", "rec")
