@@ -236,6 +236,13 @@ static void ixt_iser_out_done(struct ib_cq *cq, struct ib_wc *wc)
 	ixt_iser_slot_done(ic, true);
 }
 
+/* The transmit side failed: nothing more is posted, the connection ends. */
+static void ixt_iser_tx_fail(struct ixt_iser_conn *ic)
+{
+	ic->tx_dead = true;
+	ixt_conn_close(&ic->conn);
+}
+
 /* Turns @n work requests the builder made into a chain to post. */
 static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
 			      struct ixt_iser_xfer *x, u32 n)
@@ -272,7 +279,8 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
  * entry that keeps the transfer waiting (its fetch on rd_wait, its
  * Data-In PDU on tx_queue): it is unlinked before the last work request
  * is posted, whose completion may run at once on another CPU and reuse
- * or free it; a Data-In PDU is freed once posted (the command keeps its
+ * or free it, and @x with its command: neither is touched after that
+ * post. A Data-In PDU is freed once posted (the command keeps its
  * buffer, mapped, until its response has completed). Returns true once
  * the last work request is posted, false when the transfer waits for
  * slots or the connection failed (the entry then stays linked, for the
@@ -282,14 +290,15 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			       struct ixt_iser_xfer *x,
 			       struct list_head *queued)
 {
-	bool reg = x->read && ic->reg, last = false;
+	bool read = x->read, reg = read && ic->reg, last = false;
+	struct ixt_tx_pdu *pdu = x->pdu;
 	struct ib_send_wr *first, *end;
 	const struct ib_send_wr *bad;
 	u32 n, max, slots;
 	int ret;
 
 	lockdep_assert_held(&ic->tx_lock);
-	while (!ixt_rd_done(&x->st)) {
+	while (!last) {
 		max = reg ? ixt_iser_reg_room(ic) :
 			    min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
 		if (!max) {
@@ -314,7 +323,7 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 		last = ixt_rd_done(&x->st);
 		end = &ic->ib_wr[n - 1].wr;
 		ic->sq_free -= slots;
-		if (x->read) {
+		if (read) {
 			end->wr_cqe = last ? &x->cqe : &ic->rd_cqe;
 			ixt_iser_sq_signal(ic, end, slots);
 		} else if (!last || ic->sq_free < ic->post_min) {
@@ -323,27 +332,28 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 		} else {
 			ic->sq_unsig += slots;
 		}
-		if (last)
+		if (last) {
 			list_del_init(queued);
+			x->pdu = NULL;
+		}
 		ret = ib_post_send(ic->qp, first, &bad);
 		if (ret)
 			goto out_fail;
-		atomic64_add(n, x->read ? &ixt_iser_stats.rdma_reads :
-					  &ixt_iser_stats.rdma_writes);
+		atomic64_add(n, read ? &ixt_iser_stats.rdma_reads :
+				       &ixt_iser_stats.rdma_writes);
 	}
-	if (!x->read) {
-		ixt_tx_pdu_free(x->pdu);
-		x->pdu = NULL;
-	}
+	if (!read)
+		ixt_tx_pdu_free(pdu);
 	return true;
 
 out_fail:
 	pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
-			   &ic->conn.peer, x->read ? "READ" : "WRITE", ret);
-	if (last)
-		list_add(queued, x->read ? &ic->rd_wait : &ic->tx_queue);
-	ic->tx_dead = true;
-	ixt_conn_close(&ic->conn);
+			   &ic->conn.peer, read ? "READ" : "WRITE", ret);
+	if (last) {
+		list_add(queued, read ? &ic->rd_wait : &ic->tx_queue);
+		x->pdu = pdu;
+	}
+	ixt_iser_tx_fail(ic);
 	return false;
 }
 
@@ -434,11 +444,17 @@ static u32 ixt_iser_inv_rkey(struct ixt_iser_conn *ic,
 	}
 }
 
-/* Sends a PDU; false when no descriptor is free (it then waits). */
-static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
+/*
+ * Builds the Send of @pdu in the first free descriptor, which stays free
+ * until ixt_iser_send_take(). Returns 0 with *@txp, -EBUSY when no
+ * descriptor is free, or another error when the PDU cannot be mapped (it
+ * is said, and the connection is to fail).
+ */
+static int ixt_iser_send_build(struct ixt_iser_conn *ic,
+			       struct ixt_tx_pdu *pdu,
+			       struct ixt_iser_tx **txp)
 {
 	struct ib_device *ibdev = ic->dev->ibdev;
-	const struct ib_send_wr *bad;
 	struct ixt_iser_tx *tx;
 	struct iser_ctrl *ctrl;
 	u32 rkey;
@@ -448,14 +464,14 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	tx = list_first_entry_or_null(&ic->tx_free, struct ixt_iser_tx,
 				      entry);
 	if (!tx)
-		return false;
+		return -EBUSY;
 	ret = ixt_iser_tx_map(ic, tx, pdu);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: cannot send opcode 0x%02x with %u data bytes: %d\n",
 				   &ic->conn.peer, pdu->hdr.opcode,
 				   pdu->dlength, ret);
 		ixt_iser_tx_unmap(ic, tx);
-		goto out_fail;
+		return ret;
 	}
 	ctrl = tx->hdr;
 	memset(ctrl, 0, sizeof(*ctrl));
@@ -476,27 +492,63 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	} else {
 		tx->wr.opcode = IB_WR_SEND;
 	}
-	/* The Send may complete on another CPU before ib_post_send() returns. */
+	*txp = tx;
+	return 0;
+}
+
+/*
+ * Takes the descriptor of a Send built for @pdu, the PDU off the queue
+ * and a signaled slot, just before the post: the Send may complete on
+ * another CPU before ib_post_send() returns.
+ */
+static void ixt_iser_send_take(struct ixt_iser_conn *ic,
+			       struct ixt_iser_tx *tx, struct ixt_tx_pdu *pdu)
+{
 	list_del(&tx->entry);
 	tx->pdu = pdu;
 	list_del_init(&pdu->entry);
 	ic->sq_free--;
 	ixt_iser_sq_signal(ic, &tx->wr, 1);
+}
+
+/*
+ * Undoes ixt_iser_send_take() after a failed post: the descriptor is
+ * free again and its PDU back at the head of the queue, for the
+ * teardown to free.
+ */
+static void ixt_iser_send_untake(struct ixt_iser_conn *ic,
+				 struct ixt_iser_tx *tx)
+{
+	ixt_iser_tx_unmap(ic, tx);
+	list_add(&tx->pdu->entry, &ic->tx_queue);
+	tx->pdu = NULL;
+	list_add(&tx->entry, &ic->tx_free);
+}
+
+/* Sends a PDU; false when no descriptor is free (it then waits). */
+static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
+{
+	const struct ib_send_wr *bad;
+	struct ixt_iser_tx *tx;
+	int ret;
+
+	ret = ixt_iser_send_build(ic, pdu, &tx);
+	if (ret == -EBUSY)
+		return false;
+	if (ret)
+		goto out_fail;
+	ixt_iser_send_take(ic, tx, pdu);
 	ret = ib_post_send(ic->qp, &tx->wr, &bad);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: posting a Send failed: %d\n",
 				   &ic->conn.peer, ret);
-		ixt_iser_tx_unmap(ic, tx);
-		tx->pdu = NULL;
-		list_add(&tx->entry, &ic->tx_free);
-		list_add(&pdu->entry, &ic->tx_queue);
+		ixt_iser_send_untake(ic, tx);
 		goto out_fail;
 	}
 	return true;
 
 out_fail:
-	ic->tx_dead = true;
-	ixt_conn_close(&ic->conn);
+	ixt_iser_tx_fail(ic);
 	return false;
 }
 
