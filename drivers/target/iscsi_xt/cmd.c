@@ -775,7 +775,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	/*
 	 * Over RDMA one Data-In stands for the whole buffer, which the
 	 * transport writes into the initiator's memory before it sends the
-	 * SCSI Response that follows it.
+	 * SCSI Response that follows it. The transport may hold the Data-In
+	 * until that response is queued: every path below queues it.
 	 */
 	if (rdma) {
 		max = len;

@@ -260,7 +260,8 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  *	credits, @tx_dead and the scratch arrays below; taken with
  *	spin_lock_bh().
  * @tx_queue: PDUs to send, in order; a Data-In stays at the head until
- *	its last RDMA WRITE is posted.
+ *	its last RDMA WRITE is posted, and is not posted before a PDU (its
+ *	command's response) is queued behind it.
  * @rd_wait: fetches with RDMA READs left to post.
  * @tx_free: free Send descriptors.
  * @sq_free: send queue slots free.
@@ -348,6 +349,9 @@ static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
  * @sq_waits: times a transfer found the send queue full and waited for
  *	completions to continue.
  * @send_invs: responses sent with Invalidate of the initiator's STag.
+ * @chained_sends: Sends posted in one chain behind the last RDMA WRITEs
+ *	of a Data-In (its command's response, unless another PDU was
+ *	queued in between).
  * @reg_mrs: fast registrations posted (one per RDMA READ into an MR).
  * @mr_waits: times a fetch found its connection's MR pool empty and
  *	waited for READs to complete to continue.
@@ -360,6 +364,7 @@ struct ixt_iser_stats {
 	atomic64_t xfers;
 	atomic64_t sq_waits;
 	atomic64_t send_invs;
+	atomic64_t chained_sends;
 	atomic64_t reg_mrs;
 	atomic64_t mr_waits;
 	atomic64_t remote_invs;

@@ -66,6 +66,8 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "xfers %lld\n", atomic64_read(&st->xfers));
 	seq_printf(m, "sq_waits %lld\n", atomic64_read(&st->sq_waits));
 	seq_printf(m, "send_invs %lld\n", atomic64_read(&st->send_invs));
+	seq_printf(m, "chained_sends %lld\n",
+		   atomic64_read(&st->chained_sends));
 	seq_printf(m, "reg_mrs %lld\n", atomic64_read(&st->reg_mrs));
 	seq_printf(m, "mr_waits %lld\n", atomic64_read(&st->mr_waits));
 	seq_printf(m, "remote_invs %lld\n", atomic64_read(&st->remote_invs));

@@ -7,15 +7,16 @@
  * Every work request holds one send queue slot until it completes. Only
  * some are signaled: every Send, the last RDMA READ of a fetch, and the
  * last work request of each batch of a transfer, unless it is the end of
- * a Data-In with room left for the largest unit posted at once (the
- * command's response, a Send that follows it, completes it). A signaled
- * completion gives back its own slot and those of the unsignaled work
- * requests posted before it: the credits of the signaled ones wait in a
- * ring, in the order posted. Only the completion of a READ that ends a
- * batch gives back the MRs of registered READs (iser_reg.c): an iWARP
- * device may report a Send posted after a READ complete before it. A
- * send queue without room for that largest unit always ends with a
- * signaled work request, so a completion is always to come.
+ * a Data-In with a Send chained behind it (below), or with room left for
+ * the largest unit posted at once (the command's response, a Send that
+ * follows it, completes it). A signaled completion gives back its own
+ * slot and those of the unsignaled work requests posted before it: the
+ * credits of the signaled ones wait in a ring, in the order posted. Only
+ * the completion of a READ that ends a batch gives back the MRs of
+ * registered READs (iser_reg.c): an iWARP device may report a Send posted
+ * after a READ complete before it. A send queue without room for that
+ * largest unit always ends with a signaled work request, so a completion
+ * is always to come.
  *
  * A transfer that finds the queue full, or the MR pool empty, keeps its
  * builder state and continues when completions give them back: no
@@ -23,6 +24,21 @@
  * worst case. PDUs go out in the order they were queued (StatSN order):
  * a Data-In keeps the PDUs behind it, its command's response first,
  * waiting until its last RDMA WRITE is posted.
+ *
+ * The last RDMA WRITEs of a Data-In and the Send queued right behind it
+ * (its command's response, unless a PDU of another context came in
+ * between) go in one ib_post_send(), the Send linked behind the last
+ * WRITE, when a Send descriptor and a slot for it are free: one pass
+ * through the device's send queue processing instead of two, as in LIO's
+ * isert. The Send, signaled, then completes those WRITEs. To find its
+ * response there, a Data-In with nothing queued behind it is not posted:
+ * the core queues the response right after it, in every case, and that
+ * queue call posts both. Once the Send is posted, its completion may
+ * free the command, with its transfer, on another CPU: nothing of the
+ * command is touched after that post. When the post fails, nothing from
+ * the failed work request on was posted, so the Send was not: its
+ * descriptor goes back to the free list and its PDU back behind the
+ * Data-In, for the teardown to free.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -274,89 +290,6 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
 	}
 }
 
-/*
- * Posts what the send queue takes of a transfer. @queued is the list
- * entry that keeps the transfer waiting (its fetch on rd_wait, its
- * Data-In PDU on tx_queue): it is unlinked before the last work request
- * is posted, whose completion may run at once on another CPU and reuse
- * or free it, and @x with its command: neither is touched after that
- * post. A Data-In PDU is freed once posted (the command keeps its
- * buffer, mapped, until its response has completed). Returns true once
- * the last work request is posted, false when the transfer waits for
- * slots or the connection failed (the entry then stays linked, for the
- * teardown to free).
- */
-static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
-			       struct ixt_iser_xfer *x,
-			       struct list_head *queued)
-{
-	bool read = x->read, reg = read && ic->reg, last = false;
-	struct ixt_tx_pdu *pdu = x->pdu;
-	struct ib_send_wr *first, *end;
-	const struct ib_send_wr *bad;
-	u32 n, max, slots;
-	int ret;
-
-	lockdep_assert_held(&ic->tx_lock);
-	while (!last) {
-		max = reg ? ixt_iser_reg_room(ic) :
-			    min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
-		if (!max) {
-			atomic64_inc(reg && !ic->reg->nr_free ?
-				     &ixt_iser_stats.mr_waits :
-				     &ixt_iser_stats.sq_waits);
-			return false;
-		}
-		n = ixt_rd_build(&x->st, max, ic->rd_wr, ic->rd_sge);
-		if (WARN_ON_ONCE(!n))
-			return false;
-		if (reg) {
-			ret = ixt_iser_reg_wrs(ic, x->rkey, n, &first);
-			if (ret < 0)
-				goto out_fail;
-			slots = ret;
-		} else {
-			ixt_iser_xfer_wrs(ic, x, n);
-			first = &ic->ib_wr[0].wr;
-			slots = n;
-		}
-		last = ixt_rd_done(&x->st);
-		end = &ic->ib_wr[n - 1].wr;
-		ic->sq_free -= slots;
-		if (read) {
-			end->wr_cqe = last ? &x->cqe : &ic->rd_cqe;
-			ixt_iser_sq_signal(ic, end, slots);
-		} else if (!last || ic->sq_free < ic->post_min) {
-			end->wr_cqe = &ic->credit_cqe;
-			ixt_iser_sq_signal(ic, end, slots);
-		} else {
-			ic->sq_unsig += slots;
-		}
-		if (last) {
-			list_del_init(queued);
-			x->pdu = NULL;
-		}
-		ret = ib_post_send(ic->qp, first, &bad);
-		if (ret)
-			goto out_fail;
-		atomic64_add(n, read ? &ixt_iser_stats.rdma_reads :
-				       &ixt_iser_stats.rdma_writes);
-	}
-	if (!read)
-		ixt_tx_pdu_free(pdu);
-	return true;
-
-out_fail:
-	pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
-			   &ic->conn.peer, read ? "READ" : "WRITE", ret);
-	if (last) {
-		list_add(queued, read ? &ic->rd_wait : &ic->tx_queue);
-		x->pdu = pdu;
-	}
-	ixt_iser_tx_fail(ic);
-	return false;
-}
-
 /* Maps the data segment of a PDU into the SGEs of a Send. */
 static int ixt_iser_tx_map(struct ixt_iser_conn *ic, struct ixt_iser_tx *tx,
 			   struct ixt_tx_pdu *pdu)
@@ -553,6 +486,129 @@ out_fail:
 }
 
 /*
+ * The Send to post in one chain behind the last @slots RDMA WRITEs of
+ * the Data-In @pdu, at the head of the queue: the PDU right behind it,
+ * unless it is a Data-In too, when a descriptor and a slot beyond those
+ * of the WRITEs are free. Returns 0 with *@txp, %NULL when there is none
+ * to chain, or the error of a PDU that cannot be mapped.
+ */
+static int ixt_iser_chain_build(struct ixt_iser_conn *ic,
+				struct ixt_tx_pdu *pdu, u32 slots,
+				struct ixt_iser_tx **txp)
+{
+	struct ixt_tx_pdu *next = list_next_entry(pdu, entry);
+	int ret;
+
+	*txp = NULL;
+	if (list_entry_is_head(next, &ic->tx_queue, entry) ||
+	    next->data_cmd || ic->sq_free <= slots)
+		return 0;
+	ret = ixt_iser_send_build(ic, next, txp);
+	return ret == -EBUSY ? 0 : ret;
+}
+
+/*
+ * Posts what the send queue takes of a transfer. @queued is the list
+ * entry that keeps the transfer waiting (its fetch on rd_wait, its
+ * Data-In PDU on tx_queue): it is unlinked before the last work request
+ * is posted, whose completion may run at once on another CPU and reuse
+ * or free it, and @x with its command: neither is touched after that
+ * post. The last RDMA WRITEs of a Data-In take the Send behind them in
+ * the same post when they can (ixt_iser_chain_build()). A Data-In PDU is
+ * freed once posted (the command keeps its buffer, mapped, until its
+ * response has completed). Returns true once the last work request is
+ * posted, false when the transfer waits for slots or the connection
+ * failed (the entries then stay linked, for the teardown to free).
+ */
+static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
+			       struct ixt_iser_xfer *x,
+			       struct list_head *queued)
+{
+	bool read = x->read, reg = read && ic->reg, last = false;
+	struct ixt_tx_pdu *pdu = x->pdu;
+	struct ib_send_wr *first, *end;
+	const struct ib_send_wr *bad;
+	struct ixt_iser_tx *tx = NULL;
+	u32 n, max, slots;
+	int ret;
+
+	lockdep_assert_held(&ic->tx_lock);
+	while (!last) {
+		max = reg ? ixt_iser_reg_room(ic) :
+			    min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
+		if (!max) {
+			atomic64_inc(reg && !ic->reg->nr_free ?
+				     &ixt_iser_stats.mr_waits :
+				     &ixt_iser_stats.sq_waits);
+			return false;
+		}
+		n = ixt_rd_build(&x->st, max, ic->rd_wr, ic->rd_sge);
+		if (WARN_ON_ONCE(!n))
+			return false;
+		if (reg) {
+			ret = ixt_iser_reg_wrs(ic, x->rkey, n, &first);
+			if (ret < 0)
+				goto out_fail;
+			slots = ret;
+		} else {
+			ixt_iser_xfer_wrs(ic, x, n);
+			first = &ic->ib_wr[0].wr;
+			slots = n;
+		}
+		last = ixt_rd_done(&x->st);
+		end = &ic->ib_wr[n - 1].wr;
+		if (last && !read) {
+			ret = ixt_iser_chain_build(ic, pdu, slots, &tx);
+			if (ret)
+				goto out_dead;
+		}
+		ic->sq_free -= slots;
+		if (read) {
+			end->wr_cqe = last ? &x->cqe : &ic->rd_cqe;
+			ixt_iser_sq_signal(ic, end, slots);
+		} else if (tx) {
+			/* The signaled Send completes the WRITEs too. */
+			ic->sq_unsig += slots;
+			end->next = &tx->wr;
+			ixt_iser_send_take(ic, tx, list_next_entry(pdu, entry));
+		} else if (!last || ic->sq_free < ic->post_min) {
+			end->wr_cqe = &ic->credit_cqe;
+			ixt_iser_sq_signal(ic, end, slots);
+		} else {
+			ic->sq_unsig += slots;
+		}
+		if (last) {
+			list_del_init(queued);
+			x->pdu = NULL;
+		}
+		ret = ib_post_send(ic->qp, first, &bad);
+		if (ret)
+			goto out_fail;
+		atomic64_add(n, read ? &ixt_iser_stats.rdma_reads :
+				       &ixt_iser_stats.rdma_writes);
+	}
+	if (tx)
+		atomic64_inc(&ixt_iser_stats.chained_sends);
+	if (!read)
+		ixt_tx_pdu_free(pdu);
+	return true;
+
+out_fail:
+	pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
+			   &ic->conn.peer, read ? "READ" : "WRITE", ret);
+	/* Nothing from @bad on was posted: the chained Send least of all. */
+	if (tx)
+		ixt_iser_send_untake(ic, tx);
+	if (last) {
+		list_add(queued, read ? &ic->rd_wait : &ic->tx_queue);
+		x->pdu = pdu;
+	}
+out_dead:
+	ixt_iser_tx_fail(ic);
+	return false;
+}
+
+/*
  * Posts what fits: fetches first (they hold writes back), then the PDUs
  * in order.
  */
@@ -573,6 +629,14 @@ static void ixt_iser_tx_kick(struct ixt_iser_conn *ic)
 		pdu = list_first_entry_or_null(&ic->tx_queue,
 					       struct ixt_tx_pdu, entry);
 		if (!pdu)
+			return;
+		/*
+		 * A Data-In waits for the PDU queued behind it (its
+		 * command's response comes right after it) to post both
+		 * at once.
+		 */
+		if (pdu->data_cmd &&
+		    list_is_last(&pdu->entry, &ic->tx_queue))
 			return;
 		/* Each takes the PDU off the queue as it posts it. */
 		if (pdu->data_cmd) {

@@ -48,7 +48,8 @@ struct module;
  *	ixt_tx_pdu_free() then tells the command instead of freeing it.
  * @data_cmd: for an RDMA transport, the command whose buffer a Data-In
  *	PDU describes (@bvec); the command outlives the PDU, whose response
- *	is queued after it. %NULL otherwise.
+ *	is always queued after it: the transport may hold the Data-In until
+ *	then, to post both at once. %NULL otherwise.
  * @digests: IXT_PDU_HDIGEST and IXT_PDU_DDIGEST as in force when the
  *	PDU was queued, so that the final Login Response goes out without
  *	digests even though the connection turns them on right after it.

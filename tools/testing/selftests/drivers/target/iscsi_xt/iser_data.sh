@@ -8,7 +8,9 @@
 # default 512 KiB), every block read back with its CRC32C right: Data-In
 # leaves as RDMA WRITEs from the cache lines, solicited Data-Out comes in
 # as RDMA READs straight into them, and each response invalidates the
-# initiator's STag (Send with Invalidate, counted in debugfs). Then ext4 on the iblock LUN, checked
+# initiator's STag (Send with Invalidate, counted in debugfs); a read's
+# response goes in the same post as its last RDMA WRITEs, chained behind
+# them (counted in debugfs too). Then ext4 on the iblock LUN, checked
 # with fsck and sha256 after a fresh login. Three more logins negotiate
 # other settings: ImmediateData=No with InitialR2T=Yes (every byte fetched
 # by RDMA READ), InitialR2T=No with FirstBurstLength 16 KiB (unsolicited
@@ -73,7 +75,7 @@ login() {
 	disk[0]=$(ixt_target_disk "$tgt" 0) && disk[1]=$(ixt_target_disk "$tgt" 1)
 }
 
-ixt_begin 53
+ixt_begin 54
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
 modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
@@ -92,6 +94,7 @@ ixt_check "the session runs over iSER" \
 	eval '[ "$(ixt_sid_transport "$(ixt_sid iser "$tgt")")" = iser ]'
 
 w0=$(ixt_iser_stat rdma_writes) r0=$(ixt_iser_stat rdma_reads) i0=$(ixt_iser_stat send_invs)
+c0=$(ixt_iser_stat chained_sends)
 declare -A cell_kib=([512]=1024 [4k]=4096 [64k]=8192 [1M]=8192 [4M]=8192)
 for lun in 0 1; do
 	for qd in 1 32; do
@@ -109,6 +112,11 @@ ixt_check "the data moved by RDMA WRITEs and READs ($(($(ixt_iser_stat rdma_writ
 # the connection on an invalidation of a STag that is not the command's.
 ixt_check "responses invalidated the initiator's STags ($(($(ixt_iser_stat send_invs) - i0)) Sends with Invalidate)" \
 	eval '[ "$(ixt_iser_stat send_invs)" -gt "$i0" ]'
+# fio reads every block back: each read's response is queued right
+# behind its Data-In, and with send queue room to spare goes in one post
+# with the Data-In's last RDMA WRITEs.
+ixt_check "reads chained their responses behind their RDMA WRITEs ($(($(ixt_iser_stat chained_sends) - c0)) chained Sends)" \
+	eval '[ "$(ixt_iser_stat chained_sends)" -gt "$c0" ]'
 
 ixt_check "mkfs.ext4 on LUN 1" \
 	eval 'mkfs.ext4 -q -F "${disk[1]}" >"$work/mkfs" 2>&1 || { ixt_show_tail "$work/mkfs"; false; }'
