@@ -367,6 +367,7 @@ static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 				    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
 	conn->pool_wait = 0;
 	ixt_pool_leave(&conn->pool_waiter);
+	ixt_pool_count_set_full();
 	ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
 	return 0;
 }

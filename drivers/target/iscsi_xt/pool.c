@@ -72,7 +72,7 @@ struct ixt_pool_cache {
 };
 
 static struct {
-	spinlock_t lock;	/* free, nr_free, busy, nr_busy, waiters, nr_waiters, exhausted */
+	spinlock_t lock;	/* all below but pages, nr, shift and cache */
 	struct page **pages;
 	u32 nr;
 	u8 shift;
@@ -83,6 +83,7 @@ static struct {
 	struct list_head waiters;
 	u32 nr_waiters;
 	u64 exhausted;
+	u64 set_full;
 	struct ixt_pool_cache __percpu *cache;
 } ixt_pool;
 
@@ -344,6 +345,23 @@ void ixt_pool_waiter_stop(struct ixt_pool_waiter *w)
 }
 
 /**
+ * ixt_pool_count_set_full() - count a command refused for want of lines
+ *
+ * A command that found the pool short was answered TASK SET FULL, at
+ * once or after waiting in vain (debugfs ``set_full``).
+ *
+ * Context: Any context.
+ */
+void ixt_pool_count_set_full(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ixt_pool.lock, flags);
+	ixt_pool.set_full++;
+	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+}
+
+/**
  * ixt_pool_put() - give back the cache lines of a command
  * @lines: the lines, as ixt_pool_get() gave them.
  * @n: how many.
@@ -495,6 +513,7 @@ void ixt_pool_stats(struct ixt_pool_stats *st)
 	st->in_flight = ixt_pool.nr_busy;
 	st->waiters = ixt_pool.nr_waiters;
 	st->exhausted = ixt_pool.exhausted;
+	st->set_full = ixt_pool.set_full;
 	spin_unlock_irqrestore(&ixt_pool.lock, flags);
 }
 
@@ -503,9 +522,9 @@ static int ixt_pool_show(struct seq_file *m, void *v)
 	struct ixt_pool_stats st;
 
 	ixt_pool_stats(&st);
-	seq_printf(m, "line_size %u\nlines %u\nfree %u\nin_flight %u\nwaiters %u\nexhausted %llu\n",
+	seq_printf(m, "line_size %u\nlines %u\nfree %u\nin_flight %u\nwaiters %u\nexhausted %llu\nset_full %llu\n",
 		   st.line_size, st.lines, st.free, st.in_flight, st.waiters,
-		   st.exhausted);
+		   st.exhausted, st.set_full);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_pool);

@@ -23,6 +23,7 @@
  *	pages (zero-copy transmit); reused once it lets go.
  * @waiters: connections whose command waits for lines, in turn.
  * @exhausted: times a command found too few free lines and waited.
+ * @set_full: commands answered TASK SET FULL for want of lines.
  */
 struct ixt_pool_stats {
 	u32 line_size;
@@ -31,6 +32,7 @@ struct ixt_pool_stats {
 	u32 in_flight;
 	u32 waiters;
 	u64 exhausted;
+	u64 set_full;
 };
 
 /**
@@ -59,6 +61,7 @@ int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
 		      u32 n);
 void ixt_pool_leave(struct ixt_pool_waiter *w);
 void ixt_pool_waiter_stop(struct ixt_pool_waiter *w);
+void ixt_pool_count_set_full(void);
 void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n);
 struct page *ixt_pool_page(const struct ixt_dpt_line *line);
 void ixt_pool_map(const struct ixt_dpt_line *lines, u32 nr_lines, u32 off,

@@ -109,7 +109,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 17
+ixt_begin 18
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -184,6 +184,8 @@ ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
 	ffp_window_holds_commands ffp_window_reopens
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
+ixt_check "the pool counts the commands answered TASK SET FULL" \
+	[ "$(awk '/^set_full/ { print $2 }' "$dbg/pool")" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 teardown
 rmmod null_blk
