@@ -307,6 +307,18 @@ int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
 	return ret;
 }
 
+/* @w leaves the queue, if in it; @stop: and never joins it again. */
+static void ixt_pool_quit(struct ixt_pool_waiter *w, bool stop)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ixt_pool.lock, flags);
+	w->stopped |= stop;
+	if (!list_empty(&w->entry))
+		ixt_pool_dequeue(w);
+	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+}
+
 /**
  * ixt_pool_leave() - give up a place in the queue for lines
  * @w: the place; nothing happens if it is not in the queue.
@@ -315,12 +327,7 @@ int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
  */
 void ixt_pool_leave(struct ixt_pool_waiter *w)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ixt_pool.lock, flags);
-	if (!list_empty(&w->entry))
-		ixt_pool_dequeue(w);
-	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+	ixt_pool_quit(w, false);
 }
 
 /**
@@ -335,13 +342,7 @@ void ixt_pool_leave(struct ixt_pool_waiter *w)
  */
 void ixt_pool_waiter_stop(struct ixt_pool_waiter *w)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ixt_pool.lock, flags);
-	w->stopped = true;
-	if (!list_empty(&w->entry))
-		ixt_pool_dequeue(w);
-	spin_unlock_irqrestore(&ixt_pool.lock, flags);
+	ixt_pool_quit(w, true);
 }
 
 /**
