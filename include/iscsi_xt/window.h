@@ -39,16 +39,24 @@
  * - Below three quarters of the goal it grows by one, up to its maximum.
  * - A goal of 0 means no goal: the window stays at its maximum, as LIO's.
  *
- * When the cache-line pool runs dry the window halves at once
- * (ixt_window_squeeze()): fewer commands in flight need fewer lines; it
- * grows back by the rules above. ixt_window_limit() lowers the largest
- * window, when a connection joining the session can take fewer commands.
+ * ixt_window_limit() lowers the largest window, when a connection
+ * joining the session can take fewer commands.
+ *
+ * Under cache-line pool pressure every session's window is capped
+ * (ixt_window_cap()) so that the commands the windows admit fit in the
+ * pool together: the pool is shared out by water-filling
+ * (ixt_window_share()) over what each session's full window would hold
+ * at its lines per command, and each cap is the window that fits in the
+ * session's share (ixt_window_fit()). A capped window adapts as above,
+ * but grows no further than its cap; once the cap is lifted it grows
+ * back one by one.
  */
 
 /**
  * struct ixt_window - a command window and what it adapts to
  * @cur: the window now, 1..@max.
  * @max: the largest window: the ACL's queue depth.
+ * @cap: the largest window under pool pressure, 1..@max; @max without.
  * @goal_ns: the response time to stay under; 0 for none.
  * @round: responses seen in the current round.
  * @above: responses of the round slower than the goal.
@@ -59,6 +67,7 @@
 struct ixt_window {
 	u32 cur;
 	u32 max;
+	u32 cap;
 	u64 goal_ns;
 	u32 round;
 	u32 above;
@@ -68,8 +77,11 @@ struct ixt_window {
 
 void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns);
 u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns);
-u32 ixt_window_squeeze(struct ixt_window *w);
 u32 ixt_window_limit(struct ixt_window *w, u32 limit);
+u32 ixt_window_cap(struct ixt_window *w, u32 cap);
+u32 ixt_window_demand(u32 win_max, u32 lines, u32 cmds);
+u32 ixt_window_share(const u32 *demand, u32 n, u32 pool);
+u32 ixt_window_fit(u32 share, u32 lines, u32 cmds);
 u32 ixt_window_max_cmd_sn(u32 exp_cmd_sn, u32 win, u32 held);
 
 #endif /* _ISCSI_XT_WINDOW_H */

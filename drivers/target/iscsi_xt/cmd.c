@@ -139,6 +139,14 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 	return 0;
 }
 
+/* The command's lines go back, and leave its session's pool_use. */
+static void ixt_cmd_lines_put(struct ixt_cmd *cmd)
+{
+	atomic64_sub(IXT_POOL_USE(cmd->nr_lines), &cmd->conn->sess->pool_use);
+	ixt_pool_put(cmd->lines, cmd->nr_lines);
+	cmd->nr_lines = 0;
+}
+
 /*
  * Takes the cache lines of a command and lays out its data-pointer table.
  * Returns 0, -EAGAIN when the pool is short of lines, -EPROTO when the
@@ -190,6 +198,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	if (ret)
 		goto out_free;
 	cmd->nr_lines = nr_lines;
+	atomic64_add(IXT_POOL_USE(nr_lines), &conn->sess->pool_use);
 	if (!g.data_pdu_in_order)
 		ixt_ranges_init(&cmd->ranges, cmd->range, IXT_CMD_RANGES,
 				g.xfer_len);
@@ -205,8 +214,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	return 0;
 
 out_put:
-	ixt_pool_put(cmd->lines, nr_lines);
-	cmd->nr_lines = 0;
+	ixt_cmd_lines_put(cmd);
 out_free:
 	kvfree(cmd->big);
 	cmd->big = NULL;
@@ -228,7 +236,7 @@ static void ixt_cmd_free(struct ixt_cmd *cmd)
 
 	ixt_cmd_window_give(cmd);
 	if (cmd->nr_lines)
-		ixt_pool_put(cmd->lines, cmd->nr_lines);
+		ixt_cmd_lines_put(cmd);
 	ixt_bidi_free(cmd);
 	kvfree(cmd->big);
 	kfree(cmd->cdb);
@@ -338,8 +346,8 @@ static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 }
 
 /*
- * The pool is short of lines for a command, and the session's window
- * halves. The command waits, in turn with the other connections' (see
+ * The pool is short of lines for a command, and every session's window
+ * is capped to fit in it (pressure.c). The command waits, in turn with the other connections' (see
  * ixt_pool_get_fair()), which the receive path does by calling again
  * (-EAGAIN), unless Data-Out that writes of this connection wait for
  * would queue behind it on the socket: those writes hold lines that only
@@ -352,7 +360,7 @@ static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	bool dataout = conn->r2t_waiting || !list_empty(&conn->unsol_cmds);
 
 	if (!conn->pool_wait) {
-		ixt_sess_pool_short(conn->sess);
+		ixt_pressure_short();
 		conn->pool_wait = jiffies | 1;
 	}
 	if (!dataout &&

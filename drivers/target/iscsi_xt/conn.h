@@ -232,6 +232,10 @@ struct ixt_conn {
  * @win_lock: protects @window.
  * @window: the command window, adapted to the backend (window.h).
  * @win_cur: @window.cur, published under @win_lock for lockless readers.
+ * @pool_use: the cache lines its commands hold (low 32 bits) and how
+ *	many commands hold them (high 32 bits), added and taken away
+ *	together (%IXT_POOL_USE()): what the pool pressure sizes its window
+ *	by (pressure.c).
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
  * @stats: its counters, shown in its ACL's fabric_statistics/
@@ -260,6 +264,7 @@ struct ixt_sess {
 	spinlock_t win_lock;	/* protects window */
 	struct ixt_window window;
 	u32 win_cur;
+	atomic64_t pool_use;
 	struct completion gone;
 	struct ixt_sess_stats stats;
 };
@@ -346,7 +351,7 @@ void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth);
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
 bool ixt_sess_window_reopened(struct ixt_sess *sess);
 void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
-void ixt_sess_pool_short(struct ixt_sess *sess);
+bool ixt_sess_pool_caps(u32 pool);
 void ixt_sess_debugfs_init(void);
 void ixt_tpg_logout_sessions(struct ixt_tpg *tpg);
 void ixt_close_session(struct se_session *se_sess);
@@ -414,5 +419,13 @@ void ixt_watchdog_nop_out(struct ixt_conn *conn, u32 ttt);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+/*
+ * pressure.c. IXT_POOL_USE(n): what a command holding n lines adds to its
+ * session's pool_use.
+ */
+#define IXT_POOL_USE(n)		(BIT_ULL(32) | (u32)(n))
+void ixt_pressure_short(void);
+void ixt_pressure_exit(void);
 
 #endif /* _ISCSI_XT_CONN_H */

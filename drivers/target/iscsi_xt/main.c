@@ -180,6 +180,7 @@ static void __exit ixt_exit(void)
 {
 	debugfs_remove_recursive(ixt_debugfs);
 	ixt_conn_module_exit();
+	ixt_pressure_exit();
 	target_unregister_template(&ixt_fabric_ops);
 	ixt_cmd_module_exit();
 	ixt_pool_exit();

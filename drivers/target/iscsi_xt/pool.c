@@ -476,6 +476,17 @@ u8 ixt_pool_line_shift(void)
 }
 
 /**
+ * ixt_pool_lines() - the lines in the pool
+ *
+ * Context: Any context.
+ * Return: how many lines the pool was made of.
+ */
+u32 ixt_pool_lines(void)
+{
+	return ixt_pool.nr;
+}
+
+/**
  * ixt_pool_max_lines() - the most lines one command may take
  *
  * Enough for the largest transfer the fabric accepts

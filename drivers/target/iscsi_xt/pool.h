@@ -53,6 +53,7 @@ struct ixt_pool_waiter {
 int ixt_pool_init(void);
 void ixt_pool_exit(void);
 u8 ixt_pool_line_shift(void);
+u32 ixt_pool_lines(void);
 u32 ixt_pool_max_lines(void);
 int ixt_pool_get(struct ixt_dpt_line *lines, u32 n);
 void ixt_pool_waiter_init(struct ixt_pool_waiter *w,

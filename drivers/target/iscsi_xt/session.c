@@ -715,19 +715,80 @@ void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns)
 	spin_unlock_bh(&sess->win_lock);
 }
 
+/* A normal session's share of the pool, from its snapshot of use. */
+struct ixt_sess_share {
+	u32 lines;
+	u32 cmds;
+};
+
 /**
- * ixt_sess_pool_short() - a command of the session waits for cache lines
- * @sess: the session.
+ * ixt_sess_pool_caps() - fit the sessions' windows in the cache-line pool
+ * @pool: the lines the sessions' commands may hold together.
  *
- * Halves the session's window, so that it asks for fewer lines.
+ * Shares @pool out among the normal sessions by what their full windows
+ * would hold at their lines per command now (ixt_window_share()), and
+ * caps each window at the commands that fit in its share; a session that
+ * holds no lines is capped as if its commands were of the average size.
+ * When every full window fits, the caps are lifted.
  *
- * Context: Any context but hard IRQ; takes @sess->win_lock.
+ * Context: Process context; takes ixt_sess_mutex, then each session's
+ * win_lock.
+ * Return: true while the windows are capped (or could not be sized for
+ * want of memory): the pool is still short for what they would take.
  */
-void ixt_sess_pool_short(struct ixt_sess *sess)
+bool ixt_sess_pool_caps(u32 pool)
 {
-	spin_lock_bh(&sess->win_lock);
-	WRITE_ONCE(sess->win_cur, ixt_window_squeeze(&sess->window));
-	spin_unlock_bh(&sess->win_lock);
+	u64 use, all_lines = 0, all_cmds = 0;
+	struct ixt_sess_share *share;
+	struct ixt_sess *sess;
+	u32 n = 0, i, level, cap, win_max, *demand;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		n += !sess->discovery;
+	demand = kmalloc_array(n, sizeof(*demand) + sizeof(*share),
+			       GFP_KERNEL);
+	if (!demand) {
+		mutex_unlock(&ixt_sess_mutex);
+		return n != 0;
+	}
+	share = (struct ixt_sess_share *)&demand[n];
+	i = 0;
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->discovery)
+			continue;
+		use = atomic64_read(&sess->pool_use);
+		share[i].lines = lower_32_bits(use);
+		share[i].cmds = upper_32_bits(use);
+		all_lines += share[i].lines;
+		all_cmds += share[i].cmds;
+		spin_lock_bh(&sess->win_lock);
+		win_max = sess->window.max;
+		spin_unlock_bh(&sess->win_lock);
+		demand[i] = ixt_window_demand(win_max, share[i].lines,
+					      share[i].cmds);
+		i++;
+	}
+	level = ixt_window_share(demand, n, pool);
+	i = 0;
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->discovery)
+			continue;
+		if (share[i].cmds)
+			cap = ixt_window_fit(min(demand[i], level),
+					     share[i].lines, share[i].cmds);
+		else
+			cap = ixt_window_fit(level,
+					     min_t(u64, all_lines, U32_MAX),
+					     min_t(u64, all_cmds, U32_MAX));
+		spin_lock_bh(&sess->win_lock);
+		WRITE_ONCE(sess->win_cur, ixt_window_cap(&sess->window, cap));
+		spin_unlock_bh(&sess->win_lock);
+		i++;
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	kfree(demand);
+	return level != U32_MAX;
 }
 
 /* /sys/kernel/debug/iscsi_xt/sessions: one line per normal session. */
@@ -736,7 +797,7 @@ static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 	struct ixt_sess *sess;
 	struct ixt_window w;
 
-	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us held\n");
+	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us held cap\n");
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
 		if (sess->discovery)
@@ -744,11 +805,12 @@ static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 		spin_lock_bh(&sess->win_lock);
 		w = sess->window;
 		spin_unlock_bh(&sess->win_lock);
-		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu %d\n", sess->tsih,
-			   sess->initiator, READ_ONCE(sess->exp_cmd_sn),
+		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu %d %u\n",
+			   sess->tsih, sess->initiator,
+			   READ_ONCE(sess->exp_cmd_sn),
 			   READ_ONCE(sess->max_cmd_sn), w.cur, w.max,
 			   div_u64(w.srt_ns, NSEC_PER_USEC),
-			   atomic_read(&sess->win_held));
+			   atomic_read(&sess->win_held), w.cap);
 	}
 	mutex_unlock(&ixt_sess_mutex);
 	return 0;

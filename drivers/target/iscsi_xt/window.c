@@ -21,6 +21,7 @@ void ixt_window_init(struct ixt_window *w, u32 max, u64 goal_ns)
 	*w = (struct ixt_window){
 		.cur = max ? max : 1,
 		.max = max ? max : 1,
+		.cap = max ? max : 1,
 		.goal_ns = goal_ns ? goal_ns : U64_MAX,
 	};
 }
@@ -51,7 +52,7 @@ static void ixt_window_adapt(struct ixt_window *w, u32 len)
 {
 	if (w->above > len / 2)
 		w->cur -= min(w->cur - 1, max(w->cur / 4, 1U));
-	else if (w->below > len / 2 && w->cur < w->max)
+	else if (w->below > len / 2 && w->cur < w->cap)
 		w->cur++;
 	ixt_window_new_round(w);
 }
@@ -90,7 +91,8 @@ u32 ixt_window_sample(struct ixt_window *w, u64 rt_ns)
 u32 ixt_window_limit(struct ixt_window *w, u32 limit)
 {
 	w->max = min(w->max, max(limit, 1U));
-	w->cur = min(w->cur, w->max);
+	w->cap = min(w->cap, w->max);
+	w->cur = min(w->cur, w->cap);
 	return w->cur;
 }
 
@@ -110,14 +112,102 @@ u32 ixt_window_max_cmd_sn(u32 exp_cmd_sn, u32 win, u32 held)
 }
 
 /**
- * ixt_window_squeeze() - halve the window: the cache lines ran out
+ * ixt_window_cap() - cap the window under pool pressure, or lift the cap
  * @w: the window.
+ * @cap: the largest window for now; 0 counts as 1, and anything from
+ *	@w->max up lifts the cap.
  *
- * Return: the window now, at least 1.
+ * A window above the cap comes down to it at once and starts a new
+ * round; one below it keeps adapting, up to the cap.
+ *
+ * Return: the window now.
  */
-u32 ixt_window_squeeze(struct ixt_window *w)
+u32 ixt_window_cap(struct ixt_window *w, u32 cap)
 {
-	w->cur = max(w->cur / 2, 1U);
-	ixt_window_new_round(w);
+	w->cap = min(max(cap, 1U), w->max);
+	if (w->cur > w->cap) {
+		w->cur = w->cap;
+		ixt_window_new_round(w);
+	}
 	return w->cur;
+}
+
+/**
+ * ixt_window_demand() - the lines a session's full window would hold
+ * @win_max: its largest window.
+ * @lines: the cache lines its commands hold now.
+ * @cmds: the commands holding them.
+ *
+ * Return: @win_max commands of the lines per command now (rounded up),
+ * at most U32_MAX; 0 when no command holds lines.
+ */
+u32 ixt_window_demand(u32 win_max, u32 lines, u32 cmds)
+{
+	u64 per_cmd;
+
+	if (!cmds)
+		return 0;
+	per_cmd = ((u64)lines + cmds - 1) / cmds;
+	return min(win_max * per_cmd, (u64)U32_MAX);
+}
+
+static u64 ixt_window_filled(const u32 *demand, u32 n, u32 level)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += min(demand[i], level);
+	return sum;
+}
+
+/**
+ * ixt_window_share() - share a pool out among sessions by water-filling
+ * @demand: the lines each session would hold (ixt_window_demand()).
+ * @n: the number of sessions.
+ * @pool: the lines to share out.
+ *
+ * A session whose demand is below the level gets all of it, every other
+ * one the level: the largest level whose shares together fit in @pool.
+ *
+ * Return: that level, or U32_MAX when every demand fits as it is.
+ */
+u32 ixt_window_share(const u32 *demand, u32 n, u32 pool)
+{
+	u32 lo = 0, hi = 0, mid, i;
+
+	for (i = 0; i < n; i++)
+		hi = max(hi, demand[i]);
+	if (ixt_window_filled(demand, n, hi) <= pool)
+		return U32_MAX;
+	/* The shares fit at lo, not at hi. */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ixt_window_filled(demand, n, mid) <= pool)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * ixt_window_fit() - the window whose commands fit in a share of the pool
+ * @share: the lines the session may hold.
+ * @lines: the lines its commands hold now.
+ * @cmds: the commands holding them.
+ *
+ * Return: how many commands of the lines per command now fit in @share,
+ * at least 1; U32_MAX (no cap) when @share is U32_MAX or nothing is held.
+ */
+u32 ixt_window_fit(u32 share, u32 lines, u32 cmds)
+{
+	u64 fit;
+
+	if (share == U32_MAX || !lines || !cmds)
+		return U32_MAX;
+	fit = (u64)share * cmds / lines;
+	if (fit > U32_MAX)
+		return U32_MAX;
+	return fit ? fit : 1;
 }

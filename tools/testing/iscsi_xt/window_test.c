@@ -4,7 +4,8 @@
  * window. Backends are modelled by their response time as a function of
  * the window (every command of the window outstanding): a fast one, a
  * single queue, a queue of several servers, one that recovers, one
- * slower than the goal on its own; plus no goal, the squeeze and the
+ * slower than the goal on its own; plus no goal, the caps of pool
+ * pressure and how the pool is shared out for them, and the
  * bounds under random response times.
  */
 #include <stdint.h>
@@ -71,7 +72,9 @@ TEST(window_without_goal_stays_static)
 
 	ixt_window_init(&w, 64, 0);
 	EXPECT_EQ(run_queue(&w, 100 * MS, 1, 10000), 64);
-	ixt_window_squeeze(&w);
+	EXPECT_EQ(ixt_window_cap(&w, 32), 32);
+	EXPECT_EQ(run_queue(&w, 100 * MS, 1, 10000), 32);
+	ixt_window_cap(&w, U32_MAX);
 	EXPECT_EQ(run_queue(&w, 100 * MS, 1, 64 * 65 / 2), 64);
 }
 
@@ -136,22 +139,136 @@ TEST(window_backend_slower_than_the_goal_gets_one)
 	EXPECT_EQ(w.cur, 1);
 }
 
-TEST(window_squeeze_halves_down_to_one)
+TEST(window_cap_holds_then_lifts)
 {
 	struct ixt_window w;
 
 	ixt_window_init(&w, 64, 2 * MS);
 	ixt_window_sample(&w, 10 * US);
-	EXPECT_EQ(ixt_window_squeeze(&w), 32);
+	EXPECT_EQ(ixt_window_cap(&w, 16), 16);
 	EXPECT_EQ(w.round, 0);
-	EXPECT_EQ(ixt_window_squeeze(&w), 16);
-	EXPECT_EQ(ixt_window_squeeze(&w), 8);
-	EXPECT_EQ(ixt_window_squeeze(&w), 4);
-	EXPECT_EQ(ixt_window_squeeze(&w), 2);
-	EXPECT_EQ(ixt_window_squeeze(&w), 1);
-	EXPECT_EQ(ixt_window_squeeze(&w), 1);
-	/* A fast backend then earns the window back, one per round. */
-	EXPECT_EQ(run_queue(&w, 10 * US, 64, 64 * 65 / 2), 64);
+	/* A fast backend does not grow it past the cap... */
+	EXPECT_EQ(run_queue(&w, 10 * US, 64, 10000), 16);
+	/* ...a slow one still shrinks it under the cap... */
+	EXPECT_TRUE(run_queue(&w, 10 * MS, 1, 1000) < 16);
+	/* ...and a higher cap does not raise it by itself. */
+	EXPECT_TRUE(ixt_window_cap(&w, 48) < 16);
+	EXPECT_EQ(w.cap, 48);
+	EXPECT_EQ(run_queue(&w, 10 * US, 64, 10000), 48);
+	/* Lifted, it earns the rest back one per round. */
+	EXPECT_EQ(ixt_window_cap(&w, U32_MAX), 48);
+	EXPECT_EQ(w.cap, 64);
+	EXPECT_EQ(run_queue(&w, 10 * US, 64, 16 * 64), 64);
+	EXPECT_EQ(ixt_window_cap(&w, 0), 1);
+	EXPECT_EQ(w.cap, 1);
+}
+
+TEST(window_demand_is_the_full_window_at_the_lines_now)
+{
+	/* 1 MiB writes of 32 KiB lines, one of them unaligned. */
+	EXPECT_EQ(ixt_window_demand(32, 10 * 32 + 1, 10), 32 * 33);
+	EXPECT_EQ(ixt_window_demand(32, 320, 10), 1024);
+	EXPECT_EQ(ixt_window_demand(128, 7, 7), 128);
+	EXPECT_EQ(ixt_window_demand(64, 0, 0), 0);
+	EXPECT_EQ(ixt_window_demand(U32_MAX, U32_MAX, 1), U32_MAX);
+}
+
+TEST(window_fit_counts_the_commands_of_a_share)
+{
+	EXPECT_EQ(ixt_window_fit(112, 32 * 20, 20), 3);
+	EXPECT_EQ(ixt_window_fit(128, 32 * 20, 20), 4);
+	EXPECT_EQ(ixt_window_fit(10, 32, 1), 1);
+	EXPECT_EQ(ixt_window_fit(0, 32, 1), 1);
+	EXPECT_EQ(ixt_window_fit(U32_MAX, 32, 1), U32_MAX);
+	EXPECT_EQ(ixt_window_fit(100, 0, 0), U32_MAX);
+	EXPECT_EQ(ixt_window_fit(U32_MAX - 1, 1, U32_MAX), U32_MAX);
+}
+
+static u64 rng_seed_share = 7;
+
+/* Brute force: the largest level whose shares fit, as the pool sees it. */
+static u32 share_model(const u32 *demand, u32 n, u32 pool)
+{
+	u64 sum = 0, at;
+	u32 i, level, top = 0;
+
+	for (i = 0; i < n; i++) {
+		sum += demand[i];
+		top = max(top, demand[i]);
+	}
+	if (sum <= pool)
+		return U32_MAX;
+	for (level = top; level; level--) {
+		at = 0;
+		for (i = 0; i < n; i++)
+			at += min(demand[i], level);
+		if (at <= pool)
+			return level;
+	}
+	return 0;
+}
+
+TEST(window_share_water_fills_like_the_model)
+{
+	u32 demand[24], n, i, k, pool;
+
+	for (k = 0; k < 3000; k++) {
+		n = 1 + ixt_rng(&rng_seed_share) % 24;
+		for (i = 0; i < n; i++)
+			demand[i] = ixt_rng(&rng_seed_share) % 3 ?
+				    ixt_rng_range(&rng_seed_share, 0, 4096) :
+				    ixt_rng_range(&rng_seed_share, 0, 64);
+		pool = ixt_rng_range(&rng_seed_share, 0, 8192);
+		IXT_CASE("case %u: %u sessions, pool %u", k, n, pool);
+		ASSERT_EQ(ixt_window_share(demand, n, pool),
+			  share_model(demand, n, pool));
+	}
+	EXPECT_EQ(ixt_window_share(demand, 0, 0), U32_MAX);
+}
+
+/*
+ * Pool pressure as make bench's scale job makes it: sessions of window
+ * @win sending commands of @lines lines each into a pool of @pool lines,
+ * with a light session beside them (window 32, one line a command).
+ * The capped windows' commands fit in the pool together (unless even one
+ * command each does not); the light session keeps its whole window when
+ * it is below the level, and gets the level's worth otherwise.
+ */
+static void pressure_case(u32 heavy, u32 win, u32 lines, u32 pool)
+{
+	u32 demand[64], cap[64], i, level;
+	u64 held = 0;
+
+	for (i = 0; i < heavy; i++)
+		demand[i] = ixt_window_demand(win, lines * 4, 4);
+	demand[heavy] = ixt_window_demand(32, 3, 3);
+	level = ixt_window_share(demand, heavy + 1, pool);
+	ASSERT_TRUE(level != U32_MAX);
+	for (i = 0; i < heavy; i++) {
+		cap[i] = min(ixt_window_fit(min(demand[i], level), lines * 4, 4),
+			     win);
+		ASSERT_TRUE(cap[i] >= 1);
+		held += (u64)cap[i] * lines;
+	}
+	cap[heavy] = min(ixt_window_fit(min(demand[heavy], level), 3, 3), 32U);
+	held += cap[heavy];
+	EXPECT_EQ(cap[heavy], min(level, 32U));
+	EXPECT_TRUE(held <= pool || cap[0] == 1);
+}
+
+TEST(window_pressure_caps_fit_the_pool)
+{
+	/* 16 sessions of 1 MiB writes at iodepth 32, 32 KiB lines, 64 MiB. */
+	IXT_CASE("16 x 32 x 32 lines in 1792");
+	pressure_case(16, 32, 32, 1792);
+	IXT_CASE("4 x 128 x 33 lines in 1792");
+	pressure_case(4, 128, 33, 1792);
+	IXT_CASE("60 x 32 x 32 lines in 1792");
+	pressure_case(60, 32, 32, 1792);
+	IXT_CASE("60 x 32 x 1 line in 1792");
+	pressure_case(60, 32, 1, 1792);
+	IXT_CASE("2 x 64 x 4 lines in 448");
+	pressure_case(2, 64, 4, 448);
 }
 
 TEST(window_limit_lowers_the_maximum_for_good)
@@ -166,8 +283,11 @@ TEST(window_limit_lowers_the_maximum_for_good)
 	EXPECT_EQ(ixt_window_limit(&w, 0), 1);
 	/* A fast backend earns the window back only up to the new limit. */
 	ixt_window_init(&w, 64, 2 * MS);
-	ixt_window_limit(&w, 24);
-	EXPECT_EQ(ixt_window_squeeze(&w), 12);
+	ixt_window_cap(&w, 48);
+	EXPECT_EQ(ixt_window_limit(&w, 24), 24);
+	EXPECT_EQ(w.cap, 24);
+	EXPECT_EQ(ixt_window_cap(&w, 12), 12);
+	ixt_window_cap(&w, U32_MAX);
 	EXPECT_EQ(run_queue(&w, 10 * US, 24, 24 * 25 / 2), 24);
 }
 
@@ -366,7 +486,7 @@ TEST(window_random_times_stay_in_bounds)
 		for (i = 0; i < 50000; i++) {
 			u64 rt = rng() % (rng() % 3 ? 100 * US : 10 * 1000 * MS);
 			u32 cur = i % 997 ? ixt_window_sample(&w, rt) :
-					    ixt_window_squeeze(&w);
+					    ixt_window_cap(&w, rng() % 300);
 
 			ASSERT_TRUE(cur >= 1 && cur <= max);
 		}

@@ -645,6 +645,77 @@ def case_ffp_pool_waits_in_turn(ctx):
     return f'{free} lines free: the 4 KiB write waited behind the 1 MiB one, then both ran'
 
 
+def sess_row(tsih):
+    """The debugfs "sessions" line of the session @tsih, by column name."""
+    with open('/sys/kernel/debug/iscsi_xt/sessions') as f:
+        head, *rows = [ln.split() for ln in f]
+    for row in rows:
+        if int(row[0]) == tsih:
+            return {k: int(v, 0) for k, v in zip(head, row) if k != 'initiator'}
+    raise Fail(f'no session of TSIH {tsih} in debugfs')
+
+
+def sess_until(tsih, test, secs=3):
+    """The session's row once @test(row) holds, or the last one after
+    @secs seconds."""
+    deadline = time.monotonic() + secs
+    while True:
+        row = sess_row(tsih)
+        if test(row) or time.monotonic() > deadline:
+            return row
+        time.sleep(0.05)
+
+
+@case
+def case_ffp_pool_caps_every_session(ctx):
+    """Pool pressure caps every session's window, not only the one whose
+    command found the pool short, and lifts the caps once the windows fit
+    again. A first session's two 8 MiB writes wait for their Data-Out and
+    hold 16 MiB of the 20 MiB pool (tcp_window.sh loads iscsi_xt so), and
+    its third is answered TASK SET FULL. A second session, idle, then has
+    its window capped too (debugfs "sessions": its cap and window), at
+    the commands of that size its share of the pool holds: 2. Once the
+    two writes are answered, both caps go back to the whole window."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    a, b = (connect(ctx), connect(ctx))
+    b.isid ^= 1                         # two sessions, not a reinstatement
+    for conn in (a, b):
+        login_checked(conn, ctx.target, keys)
+        no_data(conn, bytes(6))         # a unit attention, if any
+    idle = sess_row(b.tsih)
+    expect(idle['cap'] == idle['max_window'] == idle['window'],
+           f'before: {idle}')
+    size = 8 << 20
+    data = [os.urandom(size) for _ in range(2)]
+    lba = [POOL_LBA + i * (size // BLOCK) for i in range(3)]
+    held = {}
+    for i in range(2):
+        itt = a.send_write(lba[i], data[i])
+        held[itt] = (a.recv_expect(OP_R2T, itt), data[i])
+    itt = a.send_write(lba[2], data[0])
+    rsp = a.recv_pdu(timeout=30)
+    expect(rsp is not None and rsp.itt == itt and rsp.scsi_status == 0x28,
+           f'the third write: expected TASK SET FULL, got {rsp}')
+    capped = sess_until(b.tsih, lambda r: r['cap'] < r['max_window'])
+    expect(capped['cap'] == capped['window'] == 2,
+           f'the idle session under pressure: {capped}, expected cap and window 2')
+    own = sess_row(a.tsih)
+    expect(own['cap'] == 2, f'the writing session under pressure: {own}')
+    for r2t, d in held.values():
+        a.answer_r2t(r2t, d)
+    for rsp in a.finish_writes({i: d for i, (_, d) in held.items()}).values():
+        good(rsp)
+    lifted = sess_until(b.tsih, lambda r: r['cap'] == r['max_window'])
+    expect(lifted['cap'] == lifted['max_window'],
+           f'the idle session once the writes are done: {lifted}')
+    for i in range(2):
+        read_back(a, lba[i], data[i])
+    for conn in (a, b):
+        conn.logout()
+    return (f'the idle session capped at {capped["cap"]} of {capped["max_window"]}, '
+            f'lifted to {lifted["cap"]} after')
+
+
 @case
 def case_ffp_window_holds_commands(ctx):
     """MaxCmdSN bounds the commands the target holds, not only those it has

@@ -16,8 +16,11 @@
 # aborted (no response of its own) is announced by an unsolicited
 # NOP-In. With window_goal_us=0 the window stays at the queue depth, as
 # LIO's. With a small cache-line pool (20 MiB), 1 MiB writes at iodepth
-# 32 run it dry: the pool counts it, the window halves, and fio verifies
-# every byte. Through the same
+# 32 run it dry: the pool counts it, the pressure caps the window to what
+# fits in the pool and lifts the cap once the writes are done, and fio
+# verifies every byte. Pool pressure caps every session's window: a
+# raw session that only idles is capped at its share too, and lifted
+# with the other once its 8 MiB writes are answered. Through the same
 # pool, the raw initiator's third 8 MiB write, sent while two wait for
 # the Data-Out their R2Ts asked for, is answered TASK SET FULL at once
 # (put off, it would stall that data behind it); all three then complete
@@ -109,7 +112,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 18
+ixt_begin 20
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -179,9 +182,12 @@ ixt_check "the pool ran dry" \
 	[ "$(awk '/^exhausted/ { print $2 }' "$dbg/pool")" -gt "$dry0" ]
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
+ixt_check "once the writes are done, the pool's pressure lifts its cap" \
+	ixt_wait 3 eval '[ "$(sess_field cap)" = "$depth" ]'
 logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
-	ffp_window_holds_commands ffp_window_reopens
+	ffp_pool_caps_every_session ffp_window_holds_commands \
+	ffp_window_reopens
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "the pool counts the commands answered TASK SET FULL" \
