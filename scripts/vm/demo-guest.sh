@@ -21,12 +21,17 @@ initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 
 say() { printf '\n### %s\n' "$*"; }
 
-# login IFACE: discovery and login through IFACE ("default" is TCP,
-# "iser"); sets disk (LUN 0) and fsdisk (LUN 1).
+# login IFACE: log in through IFACE ("default" is TCP, "iser"); sets disk
+# (LUN 0) and fsdisk (LUN 1). The node record comes from a discovery over
+# TCP, through IFACE's record: over iSER, the iscsiadm of open-iscsi 2.1.8
+# now and then misses the response to its own discovery, whatever the
+# target (the kselftests' ixt_discover in lib.sh tells why).
 login() {
 	local disks
 
-	iscsiadm -m discovery -t st -p "$portal" -I "$1"
+	iscsiadm -m discovery -t st -p "$portal" -I default
+	[ "$1" = default ] ||
+		iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" -o new
 	iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" --login
 	disks=$(ixt_session_disks 2) || { echo "no disks for LUNs 0 and 1"; exit 1; }
 	disk=$(echo "$disks" | sed -n 1p)
@@ -82,7 +87,7 @@ login default
 tcp_read=$(read_lun0)
 logout default
 
-say "discovery and login over iSER, read LUN 0"
+say "login over iSER, read LUN 0"
 login iser
 targetcli sessions detail
 iser_read=$(read_lun0)

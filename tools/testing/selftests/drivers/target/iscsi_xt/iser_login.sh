@@ -286,11 +286,12 @@ if [ "$KTAP_CNT_FAIL" -gt 0 ]; then
 fi
 
 # (2) Discovery.
-iscsiadm -m discovery -t st -p "$IXT_ADDR4_T" -I iser >"$work/disc" 2>&1
+ixt_discover "$work/disc" iser "$IXT_ADDR4_T"
 rc=$?
 ixt_check "SendTargets discovery over iSER lists the target at $p4" \
 	eval '[ $rc -eq 0 ] && grep -qxF "$p4,1 $t1" "$work/disc" ||
 	      { show_file "$work/disc"; false; }'
+iscsiadm -m discoverydb -t st -p "$IXT_ADDR4_T" -I iser -o delete >/dev/null 2>&1
 iscsiadm -m node -o delete >/dev/null 2>&1
 
 # (3) A login without CHAP, and data.

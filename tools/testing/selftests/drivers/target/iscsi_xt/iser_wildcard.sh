@@ -87,10 +87,10 @@ listens() {
 	return 1
 }
 
-# discover IFACE ADDR: SendTargets through IFACE at ADDR, the output to
-# $work/disc; iscsiadm's status.
+# discover IFACE ADDR [NAME=VALUE...]: SendTargets through IFACE at ADDR
+# (ixt_discover), the output to $work/disc; iscsiadm's status.
 discover() {
-	iscsiadm -m discovery -t st -p "$2" -I "$1" >"$work/disc" 2>&1
+	ixt_discover "$work/disc" "$@"
 }
 
 listed() {
@@ -116,17 +116,14 @@ session_at() {
 # chap_discover IFACE [SECRET]: discovery at the IPv4 address through
 # IFACE, with CHAP and SECRET when given; iscsiadm's status.
 chap_discover() {
-	local dp=(-m discoverydb -t st -p "$a4" -I "$1")
+	local auth=discovery.sendtargets.auth
 
-	iscsiadm "${dp[@]}" -o delete >/dev/null 2>&1
-	iscsiadm "${dp[@]}" -o new >/dev/null 2>&1
 	if [ -n "${2:-}" ]; then
-		iscsiadm "${dp[@]}" -o update \
-			-n discovery.sendtargets.auth.authmethod -v CHAP \
-			-n discovery.sendtargets.auth.username -v disc-user \
-			-n discovery.sendtargets.auth.password -v "$2" >/dev/null
+		discover "$1" "$a4" "$auth.authmethod=CHAP" \
+			"$auth.username=disc-user" "$auth.password=$2"
+	else
+		discover "$1" "$a4"
 	fi
-	iscsiadm "${dp[@]}" --discover >"$work/disc" 2>&1
 }
 
 # same_status WHAT ISER TCP: a refused discovery failed over iSER with
