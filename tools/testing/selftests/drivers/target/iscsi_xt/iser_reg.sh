@@ -85,19 +85,14 @@ on_dev() {
 	return 1
 }
 
-# pool_field NAME: the cache-line pool's NAME (debugfs).
-pool_field() {
-	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt/pool
-}
-
 # pool_dry_cell: fio verifies 64 MiB of 1 MiB writes at iodepth 32 on
 # LUN 1, more than the pool holds at once; commands found it dry.
 pool_dry_cell() {
 	local dry0 dry
 
-	dry0=$(pool_field exhausted)
+	dry0=$(ixt_pool_field exhausted)
 	ixt_fio_verify "${disk[1]}" 512M 65536 1M 32 || return 1
-	dry=$(($(pool_field exhausted) - dry0))
+	dry=$(($(ixt_pool_field exhausted) - dry0))
 	ktap_print_msg "commands found the pool dry $dry times"
 	[ "$dry" -gt 0 ]
 }

@@ -118,6 +118,12 @@ ixt_null_blk() {
 	modprobe null_blk "$@"
 }
 
+# ixt_pool_field NAME: the figure NAME of iscsi_xt's cache-line pool
+# (debugfs "pool": lines, free, exhausted, set_full...).
+ixt_pool_field() {
+	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt/pool
+}
+
 # Whether every cache line of iscsi_xt's pool is free, waiting up to 10 s
 # for the network stack to let go of the pages of the last Data-In sent.
 # Prints the pool's figures as a KTAP diagnostic when not.

@@ -335,8 +335,6 @@ pause_loops() {
 
 resume_loops() { rm -f "$IXT_WORK/pause"; }
 
-pool_field() { awk -v f="$1" '$1 == f { print $2 }' "$dbg/pool"; }
-
 owned_total() {
 	ixt_owned_objects "${owners[@]}" >"$IXT_WORK/owned.$1" &&
 		awk '{ n += $2 } END { print n + 0 }' "$IXT_WORK/owned.$1"
@@ -368,8 +366,8 @@ sample_loop() {
 				row+="	-"
 			fi
 		done
-		row+="	$errs	$(($(pool_field lines) - $(pool_field free)))"
-		row+="	$(pool_field exhausted)	$(target_sessions)"
+		row+="	$errs	$(($(ixt_pool_field lines) - $(ixt_pool_field free)))"
+		row+="	$(ixt_pool_field exhausted)	$(target_sessions)"
 		row+="	$(grep -lx LOGGED_IN /sys/class/iscsi_session/session*/state 2>/dev/null | wc -l)"
 		owned=-
 		if [ $((SECONDS - last)) -ge $((cost * 10)) ]; then

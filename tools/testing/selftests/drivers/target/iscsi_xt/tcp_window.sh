@@ -174,12 +174,12 @@ teardown
 ixt_load pool_mb=20 || ktap_exit_fail_msg "cannot load iscsi_xt"
 setup || ktap_exit_fail_msg "cannot configure the target"
 login
-dry0=$(awk '/^exhausted/ { print $2 }' "$dbg/pool")
+dry0=$(ixt_pool_field exhausted)
 ixt_check "1 MiB writes at iodepth 32 through a 20 MiB pool verify" \
 	fio_run "${disk[0]}" --rw=randwrite --bs=1M --verify=crc32c \
 	--do_verify=1 --verify_fatal=1
 ixt_check "the pool ran dry" \
-	[ "$(awk '/^exhausted/ { print $2 }' "$dbg/pool")" -gt "$dry0" ]
+	[ "$(ixt_pool_field exhausted)" -gt "$dry0" ]
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 ixt_check "once the writes are done, the pool's pressure lifts its cap" \
@@ -191,7 +191,7 @@ ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "the pool counts the commands answered TASK SET FULL" \
-	[ "$(awk '/^set_full/ { print $2 }' "$dbg/pool")" -gt 0 ]
+	[ "$(ixt_pool_field set_full)" -gt 0 ]
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 teardown
 rmmod null_blk
