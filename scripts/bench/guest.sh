@@ -606,9 +606,16 @@ mem_used() {
 	awk '/^MemFree:/ { f = $2 } /^Slab:/ { s = $2 } END { print -f, s }' /proc/meminfo
 }
 
+# pool_set_full TARGET: iscsi_xt's count of commands answered TASK SET
+# FULL for want of cache lines (debugfs), nothing for another target.
+pool_set_full() {
+	[ "$1" = xt ] || return 0
+	awk '$1 == "set_full" { print $2 }' /sys/kernel/debug/iscsi_xt/pool
+}
+
 # scale_round TARGET ROUND: the scale job for TARGET, its cells appended.
 scale_round() {
-	local target=$1 round=$2 n m0 m1 t0 ok=0 i disks cell
+	local target=$1 round=$2 n m0 m1 t0 ok=0 i disks cell sf0
 	local idle=idle-sessions-x$scale_max
 
 	log "round $round: scale job, $target"
@@ -641,7 +648,9 @@ scale_round() {
 	for n in $scale_counts; do
 		if mapfile -t disks < <(scale_sessions "$n") && [ "${#disks[@]}" -eq "$n" ]; then
 			for cell in $(scale_cells "$n"); do
+				sf0=$(pool_set_full "$target")
 				run_cell "$target" tcp nullb "$cell" "$round" "${disks[@]}"
+				[ -z "$sf0" ] || log "$target: $cell: $(($(pool_set_full "$target") - sf0)) commands answered TASK SET FULL for want of cache lines"
 			done
 		else
 			for cell in $(scale_cells "$n"); do
