@@ -537,6 +537,34 @@ def case_ffp_write_read(ctx, keys=None):
     return '64 KiB written and read back equal'
 
 
+def pool_filled(conn):
+    """Two 8 MiB writes of @conn take 16 MiB of a 20 MiB pool (tcp_window.sh
+    loads iscsi_xt so) and get their first R2T, and a third is answered
+    TASK SET FULL before any Data-Out is sent. Returns {ITT: (R2T, data)}
+    of the two held, and the three writes' data and LBAs."""
+    size = 8 << 20
+    data = [os.urandom(size) for _ in range(3)]
+    lba = [POOL_LBA + i * (size // BLOCK) for i in range(3)]
+    held = {}
+    for i in range(2):
+        itt = conn.send_write(lba[i], data[i])
+        held[itt] = (conn.recv_expect(OP_R2T, itt), data[i])
+    itt = conn.send_write(lba[2], data[2])
+    rsp = conn.recv_pdu(timeout=30)
+    expect(rsp is not None and rsp.op == OP_SCSI_RSP and rsp.itt == itt and
+           rsp.response == 0 and rsp.scsi_status == 0x28,
+           f'the third write: expected TASK SET FULL, got {rsp}')
+    return held, data, lba
+
+
+def answer_held(conn, held):
+    """The writes @held ({ITT: (R2T, data)}) get their data and succeed."""
+    for r2t, d in held.values():
+        conn.answer_r2t(r2t, d)
+    for rsp in conn.finish_writes({i: d for i, (_, d) in held.items()}).values():
+        good(rsp)
+
+
 @case
 def case_ffp_pool_dry_set_full(ctx):
     """With the cache-line pool dry and writes of the connection waiting for
@@ -548,22 +576,8 @@ def case_ffp_pool_dry_set_full(ctx):
     and all three read back equal."""
     conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
     no_data(conn, bytes(6))             # a unit attention, if any
-    size = 8 << 20
-    data = [os.urandom(size) for _ in range(3)]
-    lba = [POOL_LBA + i * (size // BLOCK) for i in range(3)]
-    r2ts = {}
-    for i in range(2):
-        itt = conn.send_write(lba[i], data[i])
-        r2ts[itt] = (conn.recv_expect(OP_R2T, itt), data[i])
-    itt = conn.send_write(lba[2], data[2])
-    rsp = conn.recv_pdu(timeout=30)
-    expect(rsp is not None and rsp.op == OP_SCSI_RSP and rsp.itt == itt and
-           rsp.response == 0 and rsp.scsi_status == 0x28,
-           f'the third write: expected TASK SET FULL, got {rsp}')
-    for r2t, d in r2ts.values():
-        conn.answer_r2t(r2t, d)
-    for itt, rsp in conn.finish_writes({i: d for i, (_, d) in r2ts.items()}).items():
-        good(rsp)
+    held, data, lba = pool_filled(conn)
+    answer_held(conn, held)
     good(conn.write(lba[2], data[2]), 'the third write sent again')
     for i in range(3):
         read_back(conn, lba[i], data[i])
@@ -685,26 +699,13 @@ def case_ffp_pool_caps_every_session(ctx):
     idle = sess_row(b.tsih)
     expect(idle['cap'] == idle['max_window'] == idle['window'],
            f'before: {idle}')
-    size = 8 << 20
-    data = [os.urandom(size) for _ in range(2)]
-    lba = [POOL_LBA + i * (size // BLOCK) for i in range(3)]
-    held = {}
-    for i in range(2):
-        itt = a.send_write(lba[i], data[i])
-        held[itt] = (a.recv_expect(OP_R2T, itt), data[i])
-    itt = a.send_write(lba[2], data[0])
-    rsp = a.recv_pdu(timeout=30)
-    expect(rsp is not None and rsp.itt == itt and rsp.scsi_status == 0x28,
-           f'the third write: expected TASK SET FULL, got {rsp}')
+    held, data, lba = pool_filled(a)
     capped = sess_until(b.tsih, lambda r: r['cap'] < r['max_window'])
     expect(capped['cap'] == capped['window'] == 2,
            f'the idle session under pressure: {capped}, expected cap and window 2')
     own = sess_row(a.tsih)
     expect(own['cap'] == 2, f'the writing session under pressure: {own}')
-    for r2t, d in held.values():
-        a.answer_r2t(r2t, d)
-    for rsp in a.finish_writes({i: d for i, (_, d) in held.items()}).values():
-        good(rsp)
+    answer_held(a, held)
     lifted = sess_until(b.tsih, lambda r: r['cap'] == r['max_window'])
     expect(lifted['cap'] == lifted['max_window'],
            f'the idle session once the writes are done: {lifted}')
