@@ -347,13 +347,14 @@ static void ixt_cmd_refuse_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 
 /*
  * The pool is short of lines for a command, and every session's window
- * is capped to fit in it (pressure.c). The command waits, in turn with the other connections' (see
- * ixt_pool_get_fair()), which the receive path does by calling again
- * (-EAGAIN), unless Data-Out that writes of this connection wait for
- * would queue behind it on the socket: those writes hold lines that only
- * their data frees, so waiting would stall them too. A command that does
- * not wait, or waits %IXT_CMD_POOL_WAIT in vain, is answered TASK SET
- * FULL, which the initiator retries later: the connection reads on.
+ * is capped to fit in it (pressure.c). The command waits, in turn with
+ * the other connections' (see ixt_pool_get_fair()), which the receive
+ * path does by calling again (-EAGAIN), unless Data-Out that writes of
+ * this connection wait for would queue behind it on the socket: those
+ * writes hold lines that only their data frees, so waiting would stall
+ * them too. A command that does not wait, or waits %IXT_CMD_POOL_WAIT in
+ * vain, is answered TASK SET FULL, which the initiator retries later: the
+ * connection reads on.
  */
 static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {

@@ -16,8 +16,6 @@
  * on a command's path.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/jiffies.h>
 #include <linux/workqueue.h>
 

@@ -715,8 +715,8 @@ void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns)
 	spin_unlock_bh(&sess->win_lock);
 }
 
-/* A normal session's share of the pool, from its snapshot of use. */
-struct ixt_sess_share {
+/* What a normal session's commands held when the caps were sized. */
+struct ixt_sess_use {
 	u32 lines;
 	u32 cmds;
 };
@@ -738,35 +738,36 @@ struct ixt_sess_share {
  */
 bool ixt_sess_pool_caps(u32 pool)
 {
-	u64 use, all_lines = 0, all_cmds = 0;
-	struct ixt_sess_share *share;
+	u32 n = 0, i, level, cap, win_max, all_lines = 0, all_cmds = 0;
+	struct ixt_sess_use *use;
 	struct ixt_sess *sess;
-	u32 n = 0, i, level, cap, win_max, *demand;
+	u32 *demand;
+	u64 v;
 
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry)
 		n += !sess->discovery;
-	demand = kmalloc_array(n, sizeof(*demand) + sizeof(*share),
-			       GFP_KERNEL);
+	demand = kmalloc_array(n, sizeof(*demand) + sizeof(*use), GFP_KERNEL);
 	if (!demand) {
 		mutex_unlock(&ixt_sess_mutex);
 		return n != 0;
 	}
-	share = (struct ixt_sess_share *)&demand[n];
+	use = (struct ixt_sess_use *)&demand[n];
 	i = 0;
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
 		if (sess->discovery)
 			continue;
-		use = atomic64_read(&sess->pool_use);
-		share[i].lines = lower_32_bits(use);
-		share[i].cmds = upper_32_bits(use);
-		all_lines += share[i].lines;
-		all_cmds += share[i].cmds;
+		v = atomic64_read(&sess->pool_use);
+		use[i].lines = lower_32_bits(v);
+		use[i].cmds = upper_32_bits(v);
+		/* u32 holds the sums: the pool's lines, a line a command at least. */
+		all_lines += use[i].lines;
+		all_cmds += use[i].cmds;
 		spin_lock_bh(&sess->win_lock);
 		win_max = sess->window.max;
 		spin_unlock_bh(&sess->win_lock);
-		demand[i] = ixt_window_demand(win_max, share[i].lines,
-					      share[i].cmds);
+		demand[i] = ixt_window_demand(win_max, use[i].lines,
+					      use[i].cmds);
 		i++;
 	}
 	level = ixt_window_share(demand, n, pool);
@@ -774,13 +775,11 @@ bool ixt_sess_pool_caps(u32 pool)
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
 		if (sess->discovery)
 			continue;
-		if (share[i].cmds)
+		if (use[i].cmds)
 			cap = ixt_window_fit(min(demand[i], level),
-					     share[i].lines, share[i].cmds);
+					     use[i].lines, use[i].cmds);
 		else
-			cap = ixt_window_fit(level,
-					     min_t(u64, all_lines, U32_MAX),
-					     min_t(u64, all_cmds, U32_MAX));
+			cap = ixt_window_fit(level, all_lines, all_cmds);
 		spin_lock_bh(&sess->win_lock);
 		WRITE_ONCE(sess->win_cur, ixt_window_cap(&sess->window, cap));
 		spin_unlock_bh(&sess->win_lock);
