@@ -128,7 +128,9 @@ struct ixt_iser_tx {
  *	STATE of the descriptor builder, with what it needs to finish)
  * @cqe: completion of a fetch's last RDMA READ.
  * @entry: on the connection's rd_wait list (a fetch waiting for send
- *	queue slots) or fetched list (a fetch done, in the backlog).
+ *	queue slots), rd_posted list (its last RDMA READ posted, not
+ *	completed successfully) or fetched list (a fetch done, in the
+ *	backlog).
  * @st: the builder's state: where the next work request starts.
  * @pieces: the local pieces, DMA-mapped; @inl or kmalloc'ed.
  * @nr_pieces: pieces mapped.
@@ -256,13 +258,16 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @rx: every receive buffer, posted or not; @nr_rx of them, grown only
  *	by the receive path.
  * @nr_rx: receive buffers.
- * @tx_lock: protects @tx_queue, @rd_wait, @tx_free, @sq_free, the
+ * @tx_lock: protects @tx_queue, @rd_wait, @rd_posted, @tx_free, @sq_free, the
  *	credits, @tx_dead and the scratch arrays below; taken with
  *	spin_lock_bh().
  * @tx_queue: PDUs to send, in order; a Data-In stays at the head until
  *	its last RDMA WRITE is posted, and is not posted before a PDU (its
  *	command's response) is queued behind it.
  * @rd_wait: fetches with RDMA READs left to post.
+ * @rd_posted: fetches whose last RDMA READ is posted and did not complete
+ *	successfully; a failed or flushed one stays, for
+ *	ixt_iser_tx_stop() to give back (siw may flush a READ twice).
  * @tx_free: free Send descriptors.
  * @sq_free: send queue slots free.
  * @sq_unsig: slots of the unsignaled work requests posted since the last
@@ -270,7 +275,9 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @sq_credits: ring of @send_depth entries: the slots each outstanding
  *	signaled work request gives back, in the order posted.
  * @sq_cr_tail: where in @sq_credits the oldest outstanding one is.
- * @sq_cr_nr: signaled work requests outstanding.
+ * @sq_cr_nr: signaled work requests outstanding (posted, or being
+ *	posted under @tx_lock, and not completed).
+ * @sq_idle: woken when the last of them completes after @tx_dead is set.
  * @tx_dead: shutdown began: PDUs are freed, not sent.
  * @tx: the Send descriptors.
  * @credit_cqe: completion of an RDMA WRITE that ends a batch of a
@@ -318,12 +325,14 @@ struct ixt_iser_conn {
 	spinlock_t tx_lock;	/* protects the transmit side, see above */
 	struct list_head tx_queue;
 	struct list_head rd_wait;
+	struct list_head rd_posted;
 	struct list_head tx_free;
 	u32 sq_free;
 	u32 sq_unsig;
 	u32 *sq_credits;
 	u32 sq_cr_tail;
 	u32 sq_cr_nr;
+	wait_queue_head_t sq_idle;
 	bool tx_dead;
 	struct ixt_iser_tx *tx[IXT_ISER_NR_TX];
 	struct ib_cqe credit_cqe;
@@ -357,6 +366,8 @@ static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
  *	waited for READs to complete to continue.
  * @remote_invs: Sends with Invalidate received (the initiator
  *	invalidating a STag of the target's; each drops its connection).
+ * @late_flushes: connections whose queue pair drain returned before
+ *	every signaled work request had completed (see ixt_iser_sq_wait()).
  */
 struct ixt_iser_stats {
 	atomic64_t rdma_writes;
@@ -368,6 +379,7 @@ struct ixt_iser_stats {
 	atomic64_t reg_mrs;
 	atomic64_t mr_waits;
 	atomic64_t remote_invs;
+	atomic64_t late_flushes;
 };
 
 /* iser_main.c */
@@ -408,6 +420,7 @@ void ixt_iser_fetch(struct ixt_cmd *cmd);
 int ixt_iser_tx_init(struct ixt_iser_conn *ic);
 void ixt_iser_tx_stop(struct ixt_iser_conn *ic);
 void ixt_iser_tx_free(struct ixt_iser_conn *ic);
+void ixt_iser_sq_wait(struct ixt_iser_conn *ic);
 int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces);
 void ixt_iser_xfer_release(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x);
 

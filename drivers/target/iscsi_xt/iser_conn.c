@@ -538,6 +538,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 					    IXT_ISER_LOGOUT_WAIT_SECS * HZ);
 	rdma_disconnect(ic->cm_id);
 	ib_drain_qp(ic->qp);
+	ixt_iser_sq_wait(ic);
 
 	spin_lock_bh(&ic->rx_lock);
 	ic->stopping = true;
@@ -760,10 +761,12 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	init_completion(&ic->cm_gone);
 	spin_lock_init(&ic->rx_lock);
 	spin_lock_init(&ic->tx_lock);
+	init_waitqueue_head(&ic->sq_idle);
 	INIT_LIST_HEAD(&ic->rx_done);
 	INIT_LIST_HEAD(&ic->fetched);
 	INIT_LIST_HEAD(&ic->tx_queue);
 	INIT_LIST_HEAD(&ic->rd_wait);
+	INIT_LIST_HEAD(&ic->rd_posted);
 	INIT_LIST_HEAD(&ic->tx_free);
 	INIT_DELAYED_WORK(&ic->rx_work, ixt_iser_rx_work);
 	memcpy(&ic->conn.peer, &id->route.addr.dst_addr,

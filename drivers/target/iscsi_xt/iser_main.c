@@ -71,6 +71,8 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reg_mrs %lld\n", atomic64_read(&st->reg_mrs));
 	seq_printf(m, "mr_waits %lld\n", atomic64_read(&st->mr_waits));
 	seq_printf(m, "remote_invs %lld\n", atomic64_read(&st->remote_invs));
+	seq_printf(m, "late_flushes %lld\n",
+		   atomic64_read(&st->late_flushes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);

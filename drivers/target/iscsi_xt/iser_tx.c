@@ -189,26 +189,46 @@ static void ixt_iser_sq_signal(struct ixt_iser_conn *ic,
 	ic->sq_unsig = 0;
 }
 
-/* Under tx_lock: a signaled work request completed. */
-static void ixt_iser_sq_credit(struct ixt_iser_conn *ic)
+/*
+ * Under tx_lock: the signaled work request of ixt_iser_sq_signal(), the
+ * newest, was not posted after all (ib_post_send() failed at it or
+ * before it): no completion will give its credit back.
+ */
+static void ixt_iser_sq_unsignal(struct ixt_iser_conn *ic)
+{
+	ic->sq_cr_nr--;
+}
+
+/*
+ * Under tx_lock: a signaled work request completed, @flushed or failed
+ * unless it succeeded. A flushed one may be a second completion of the
+ * same work request (siw: a READ held back by a full ORQ, then moved to
+ * it), which finds nothing to give back.
+ */
+static void ixt_iser_sq_credit(struct ixt_iser_conn *ic, bool flushed)
 {
 	lockdep_assert_held(&ic->tx_lock);
-	if (WARN_ON_ONCE(!ic->sq_cr_nr))
+	if (!ic->sq_cr_nr) {
+		WARN_ON_ONCE(!flushed);
 		return;
+	}
 	ic->sq_free += ic->sq_credits[ic->sq_cr_tail];
 	ic->sq_cr_tail = (ic->sq_cr_tail + 1) % ic->send_depth;
-	ic->sq_cr_nr--;
+	if (!--ic->sq_cr_nr && ic->tx_dead)
+		wake_up(&ic->sq_idle);
 }
 
 /*
  * A signaled work request completed: its slots are free again, and if it
  * ends a batch of RDMA READs (@read), the MRs of the batch.
  */
-static void ixt_iser_slot_done(struct ixt_iser_conn *ic, bool read)
+static void ixt_iser_slot_done(struct ixt_iser_conn *ic, bool read,
+			       bool flushed)
 {
 	spin_lock_bh(&ic->tx_lock);
-	ixt_iser_sq_credit(ic);
-	if (read && ic->reg)
+	ixt_iser_sq_credit(ic, flushed);
+	/* A READ completed twice finds no batch left (above). */
+	if (read && ic->reg && (ic->reg->b_nr || !flushed))
 		ixt_iser_reg_put(ic);
 	ixt_iser_tx_kick(ic);
 	spin_unlock_bh(&ic->tx_lock);
@@ -218,16 +238,14 @@ static void ixt_iser_credit_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_conn *ic = cq->cq_context;
 
-	ixt_iser_wc_ok(ic, wc, "RDMA WRITE");
-	ixt_iser_slot_done(ic, false);
+	ixt_iser_slot_done(ic, false, !ixt_iser_wc_ok(ic, wc, "RDMA WRITE"));
 }
 
 static void ixt_iser_rd_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_conn *ic = cq->cq_context;
 
-	ixt_iser_wc_ok(ic, wc, "RDMA READ");
-	ixt_iser_slot_done(ic, true);
+	ixt_iser_slot_done(ic, true, !ixt_iser_wc_ok(ic, wc, "RDMA READ"));
 }
 
 /* Only an unsignaled work request that failed completes here. */
@@ -236,20 +254,27 @@ static void ixt_iser_unsig_done(struct ib_cq *cq, struct ib_wc *wc)
 	ixt_iser_wc_ok(cq->cq_context, wc, "RDMA transfer");
 }
 
-/* The last RDMA READ of a fetch is done: the data is in the lines. */
+/*
+ * The last RDMA READ of a fetch is done: the data is in the lines. A
+ * failed or flushed fetch is not touched: it stays on rd_posted for
+ * ixt_iser_tx_stop(), as a second completion of the same READ may come.
+ */
 static void ixt_iser_out_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_xfer *x = container_of(wc->wr_cqe,
 					       struct ixt_iser_xfer, cqe);
 	struct ixt_iser_conn *ic = cq->cq_context;
-	struct ixt_iser_cmd *icmd = container_of(x, struct ixt_iser_cmd, out);
 
+	if (!ixt_iser_wc_ok(ic, wc, "RDMA READ")) {
+		ixt_iser_slot_done(ic, true, true);
+		return;
+	}
+	spin_lock_bh(&ic->tx_lock);
+	list_del_init(&x->entry);
+	spin_unlock_bh(&ic->tx_lock);
 	ixt_iser_xfer_release(ic, x);
-	if (ixt_iser_wc_ok(ic, wc, "RDMA READ"))
-		ixt_iser_rx_fetched(ic, x);
-	else
-		ixt_cmd_put(&icmd->cmd);
-	ixt_iser_slot_done(ic, true);
+	ixt_iser_rx_fetched(ic, x);
+	ixt_iser_slot_done(ic, true, false);
 }
 
 /* The transmit side failed: nothing more is posted, the connection ends. */
@@ -341,14 +366,14 @@ static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct ixt_iser_conn *ic = tx->ic;
 	struct ixt_tx_pdu *pdu = tx->pdu;
+	bool ok = ixt_iser_wc_ok(ic, wc, "Send");
 
-	ixt_iser_wc_ok(ic, wc, "Send");
 	ixt_iser_tx_unmap(ic, tx);
 	tx->pdu = NULL;
 	ixt_conn_tx_done(&ic->conn, pdu);
 	spin_lock_bh(&ic->tx_lock);
 	list_add(&tx->entry, &ic->tx_free);
-	ixt_iser_sq_credit(ic);
+	ixt_iser_sq_credit(ic, !ok);
 	ixt_iser_tx_kick(ic);
 	spin_unlock_bh(&ic->tx_lock);
 }
@@ -452,6 +477,7 @@ static void ixt_iser_send_take(struct ixt_iser_conn *ic,
 static void ixt_iser_send_untake(struct ixt_iser_conn *ic,
 				 struct ixt_iser_tx *tx)
 {
+	ixt_iser_sq_unsignal(ic);
 	ixt_iser_tx_unmap(ic, tx);
 	list_add(&tx->pdu->entry, &ic->tx_queue);
 	tx->pdu = NULL;
@@ -524,7 +550,7 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			       struct ixt_iser_xfer *x,
 			       struct list_head *queued)
 {
-	bool read = x->read, reg = read && ic->reg, last = false;
+	bool read = x->read, reg = read && ic->reg, last = false, sig;
 	struct ixt_tx_pdu *pdu = x->pdu;
 	struct ib_send_wr *first, *end;
 	const struct ib_send_wr *bad;
@@ -534,6 +560,7 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 
 	lockdep_assert_held(&ic->tx_lock);
 	while (!last) {
+		sig = false;
 		max = reg ? ixt_iser_reg_room(ic) :
 			    min_t(u32, ic->sq_free, IXT_ISER_POST_BATCH);
 		if (!max) {
@@ -563,6 +590,7 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 				goto out_dead;
 		}
 		ic->sq_free -= slots;
+		sig = read || (!tx && (!last || ic->sq_free < ic->post_min));
 		if (read) {
 			end->wr_cqe = last ? &x->cqe : &ic->rd_cqe;
 			ixt_iser_sq_signal(ic, end, slots);
@@ -571,14 +599,17 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 			ic->sq_unsig += slots;
 			end->next = &tx->wr;
 			ixt_iser_send_take(ic, tx, list_next_entry(pdu, entry));
-		} else if (!last || ic->sq_free < ic->post_min) {
+		} else if (sig) {
 			end->wr_cqe = &ic->credit_cqe;
 			ixt_iser_sq_signal(ic, end, slots);
 		} else {
 			ic->sq_unsig += slots;
 		}
 		if (last) {
-			list_del_init(queued);
+			if (read)
+				list_move_tail(queued, &ic->rd_posted);
+			else
+				list_del_init(queued);
 			x->pdu = NULL;
 		}
 		ret = ib_post_send(ic->qp, first, &bad);
@@ -599,8 +630,10 @@ out_fail:
 	/* Nothing from @bad on was posted: the chained Send least of all. */
 	if (tx)
 		ixt_iser_send_untake(ic, tx);
+	else if (sig)
+		ixt_iser_sq_unsignal(ic);
 	if (last) {
-		list_add(queued, read ? &ic->rd_wait : &ic->tx_queue);
+		list_move(queued, read ? &ic->rd_wait : &ic->tx_queue);
 		x->pdu = pdu;
 	}
 out_dead:
@@ -816,12 +849,55 @@ int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 	return 0;
 }
 
+/* Seconds ixt_iser_sq_wait() waits for late completions at most. */
+#define IXT_ISER_LATE_FLUSH_SECS	10
+
+static bool ixt_iser_sq_done(struct ixt_iser_conn *ic)
+{
+	bool done;
+
+	spin_lock_bh(&ic->tx_lock);
+	done = !ic->sq_cr_nr;
+	spin_unlock_bh(&ic->tx_lock);
+	return done;
+}
+
+/**
+ * ixt_iser_sq_wait() - wait for the completions a drain did not wait for
+ * @ic: the connection, @tx_dead set and its queue pair drained.
+ *
+ * ib_drain_qp() returns once the work requests it posts have completed,
+ * which should come after every earlier one. siw breaks that: a queue
+ * pair moved to ERROR from CLOSING (after rdma_disconnect()) while its
+ * transmitter is idle keeps its queued work requests and its RDMA READs
+ * waiting for their responses, and the drain's own work requests
+ * complete at once; the others are flushed only when its socket closes,
+ * after the drain. Their handlers still give commands back and free
+ * PDUs, so the teardown waits for every signaled work request to have
+ * completed (those before them completed first, in order), and says so
+ * if one never does.
+ *
+ * Context: Process context (the release work); sleeps.
+ */
+void ixt_iser_sq_wait(struct ixt_iser_conn *ic)
+{
+	if (ixt_iser_sq_done(ic))
+		return;
+	atomic64_inc(&ixt_iser_stats.late_flushes);
+	if (!wait_event_timeout(ic->sq_idle, ixt_iser_sq_done(ic),
+				IXT_ISER_LATE_FLUSH_SECS * HZ))
+		pr_err_ratelimited("%pISpc: %u signaled work requests not completed %u s after the queue pair was drained\n",
+				   &ic->conn.peer, READ_ONCE(ic->sq_cr_nr),
+				   IXT_ISER_LATE_FLUSH_SECS);
+}
+
 /**
  * ixt_iser_tx_stop() - free what waits to be sent or fetched
  * @ic: the connection, its queue pair drained: no completion is to come.
  *
  * PDUs never posted are freed (a command's response lets the command
- * go); fetches never finished drop their command reference.
+ * go); fetches never finished, posted or not, drop their command
+ * reference.
  *
  * Context: Process context (the release work).
  */
@@ -836,6 +912,7 @@ void ixt_iser_tx_stop(struct ixt_iser_conn *ic)
 	ic->tx_dead = true;
 	list_splice_init(&ic->tx_queue, &pdus);
 	list_splice_init(&ic->rd_wait, &xfers);
+	list_splice_init(&ic->rd_posted, &xfers);
 	spin_unlock_bh(&ic->tx_lock);
 
 	list_for_each_entry_safe(x, xn, &xfers, entry) {
