@@ -442,6 +442,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	/* No wake-up of the receive path may come once it is stopped. */
 	ixt_pool_waiter_stop(&conn->pool_waiter);
 	conn->ops->shutdown(conn);
+	ixt_sess_logout_cancel(conn);
 	cancel_delayed_work_sync(&conn->login_timeout);
 	ixt_watchdog_stop(conn);
 	ixt_conn_login_done(conn);
@@ -499,6 +500,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
 	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
+	ixt_sess_logout_init(conn);
 	ixt_watchdog_init(conn);
 
 	ret = ops->local_addr(conn, &conn->local);
@@ -621,6 +623,21 @@ void ixt_conn_cmd_done(struct ixt_conn *conn)
 void ixt_conn_wait_cmds(struct ixt_conn *conn)
 {
 	wait_event(ixt_conns_wq, !atomic_read(&conn->nr_cmds));
+}
+
+/**
+ * ixt_conn_wait_cmds_for() - wait a while for a connection's commands
+ * @conn: the connection, which starts no command any more.
+ * @timeout: how long at most, in jiffies.
+ *
+ * Context: Process context.
+ * Return: true once every command of @conn is freed; false when
+ * @timeout ran out first.
+ */
+bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout)
+{
+	return wait_event_timeout(ixt_conns_wq, !atomic_read(&conn->nr_cmds),
+				  timeout);
 }
 
 /**

@@ -111,6 +111,11 @@ enum ixt_conn_state {
  *	during login.
  * @login_timeout: closes the connection if login takes too long.
  * @release_work: tears the connection down; see ixt_conn_close().
+ * @logout_work: ends the session in the target core before its Logout
+ *	Response goes (ixt_sess_logout_last()); the release work cancels
+ *	it, or waits for it, before it ends the session itself.
+ * @logout_rsp: the Logout Response @logout_work sends; owned by the
+ *	work from ixt_sess_logout_last() on, %NULL once it is queued.
  * @login_start: jiffies when the connection was accepted.
  * @neg: the login's key negotiation, kept in full feature phase for
  *	the keys of Text Requests (rx work); %NULL before.
@@ -169,6 +174,8 @@ struct ixt_conn {
 	u32 stat_sn;
 	struct delayed_work login_timeout;
 	struct work_struct release_work;
+	struct work_struct logout_work;
+	struct ixt_tx_pdu *logout_rsp;
 	unsigned long login_start;
 	struct ixt_neg *neg;
 	struct ixt_reqbuf text_req;
@@ -322,6 +329,7 @@ void ixt_conn_cmd_done(struct ixt_conn *conn);
 void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
+bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 
 /* text.c */
 int ixt_reqbuf_append(struct ixt_reqbuf *req, const void *data, u32 len);
@@ -339,6 +347,9 @@ struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid);
 void ixt_sess_put(struct ixt_sess *sess);
 int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn);
 void ixt_sess_conn_gone(struct ixt_conn *conn);
+bool ixt_sess_logout_last(struct ixt_conn *conn, struct ixt_tx_pdu *rsp);
+void ixt_sess_logout_cancel(struct ixt_conn *conn);
+void ixt_sess_logout_init(struct ixt_conn *conn);
 void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 			const u8 *isid);
 struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,

@@ -134,6 +134,8 @@ static void ixt_sess_logout(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		rsp->response = ISCSI_LOGOUT_SUCCESS;
 		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 		tx->close = true;
+		if (ixt_sess_logout_last(conn, tx))
+			return;
 	}
 	ixt_conn_queue_resp(conn, tx, true);
 }

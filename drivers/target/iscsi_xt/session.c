@@ -314,28 +314,40 @@ static void ixt_sess_close(struct ixt_sess *sess)
 }
 
 /*
- * The last connection of a session went: the requests still held are
+ * @conn is the last connection of @sess: the requests still held are
  * dropped, the writes of the connection waiting for Data-Out ended, the
  * session's commands waited for and its target core session removed,
- * which lets an ACL deletion or a reinstating login waiting for it go on.
+ * which releases its SPC-2 reservations. Runs once @sess has left
+ * ixt_sess_list, from the release work of @conn or from its logout
+ * work, which the release work waits for: never twice at once.
  */
-static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
+static void ixt_sess_core_end(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	mutex_lock(&sess->rx_lock);
 	ixt_cmdsn_sess_gone(sess);
 	mutex_unlock(&sess->rx_lock);
-	if (sess->se_sess) {
-		target_stop_session(sess->se_sess);
-		mutex_lock(&sess->rx_lock);
-		ixt_cmd_conn_gone(conn);
-		mutex_unlock(&sess->rx_lock);
-		target_wait_for_sess_cmds(sess->se_sess);
-		ixt_sess_publish(sess, false);
-		target_remove_session(sess->se_sess);
-		sess->se_sess = NULL;
-		atomic_dec(&conn->tpg->tiqn->nr_sessions);
-		ixt_stat_logout(conn->tpg->tiqn, conn->logged_out);
-	}
+	if (!sess->se_sess)
+		return;
+	target_stop_session(sess->se_sess);
+	mutex_lock(&sess->rx_lock);
+	ixt_cmd_conn_gone(conn);
+	mutex_unlock(&sess->rx_lock);
+	target_wait_for_sess_cmds(sess->se_sess);
+	ixt_sess_publish(sess, false);
+	target_remove_session(sess->se_sess);
+	sess->se_sess = NULL;
+	atomic_dec(&conn->tpg->tiqn->nr_sessions);
+	ixt_stat_logout(conn->tpg->tiqn, conn->logged_out);
+}
+
+/*
+ * The last connection of a session went: its target core session is
+ * removed if its Logout did not do it already, which lets an ACL
+ * deletion or a reinstating login waiting for it go on.
+ */
+static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
+{
+	ixt_sess_core_end(sess, conn);
 	pr_info("%s session of %s, TSIH %u, closed\n",
 		sess->discovery ? "discovery" : "normal", sess->initiator,
 		sess->tsih);
@@ -376,8 +388,10 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	list_del_init(&conn->sess_entry);
 	last = !--sess->nr_conns;
 	if (last) {
+		/* Its Logout may have moved it already. */
 		list_del_init(&sess->entry);
-		list_add_tail(&sess->ending_entry, &ixt_sess_ending);
+		if (list_empty(&sess->ending_entry))
+			list_add_tail(&sess->ending_entry, &ixt_sess_ending);
 	} else if (fail) {
 		ixt_sess_close(sess);
 	}
@@ -394,6 +408,106 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	ixt_conn_wait_cmds(conn);
 	conn->sess = NULL;
 	ixt_sess_put(sess);
+}
+
+/*
+ * A Logout closes the session of its connection, the only one: the
+ * watchdog stops, the writes waiting for Data-Out end, the commands are waited for, up to
+ * %IXT_REINSTATE_WAIT_SECS, their responses going out meanwhile, and the
+ * target core session goes; then the Logout Response. A backend that
+ * holds a command longer leaves the target core session to the release
+ * work, as before a Logout.
+ */
+static void ixt_sess_logout_work(struct work_struct *work)
+{
+	struct ixt_conn *conn = container_of(work, struct ixt_conn,
+					     logout_work);
+	struct ixt_tx_pdu *rsp = conn->logout_rsp;
+	struct ixt_sess *sess = conn->sess;
+
+	/* It reads the session's ACL, which goes with the core session. */
+	ixt_watchdog_stop(conn);
+	mutex_lock(&sess->rx_lock);
+	ixt_cmdsn_sess_gone(sess);
+	ixt_cmd_conn_gone(conn);
+	mutex_unlock(&sess->rx_lock);
+	if (ixt_conn_wait_cmds_for(conn, IXT_REINSTATE_WAIT_SECS * HZ))
+		ixt_sess_core_end(sess, conn);
+	else
+		pr_warn_ratelimited("%s: commands of session TSIH %u still in the backend at its Logout\n",
+				    sess->initiator, sess->tsih);
+	conn->logout_rsp = NULL;
+	ixt_conn_queue_resp(conn, rsp, true);
+}
+
+/**
+ * ixt_sess_logout_last() - end a session before answering its Logout
+ * @conn: the connection a Logout that closes the session came on; it
+ *	reads nothing more (%IXT_CONN_LOGOUT).
+ * @rsp: the Logout Response, which closes @conn once sent.
+ *
+ * A session's SPC-2 reservations are released when its target core
+ * session is removed. Once the initiator has the Logout Response, another
+ * initiator's RESERVE must not meet them, nor may a login of the same
+ * initiator with another ISID, which ixt_sess_reinstate() does not wait
+ * for. So when @conn is the session's only connection, the session
+ * leaves ixt_sess_list (no connection can join it, no login finds it but
+ * as ending), and @conn's logout work removes the target core session,
+ * its commands done and their responses queued, before it queues @rsp.
+ * A session with other connections still open answers at once and ends
+ * with its last connection, as one that loses its connection does.
+ *
+ * Context: Process context (the receive path), under the session's
+ * rx_lock; takes ixt_sess_mutex.
+ * Return: true when the logout work owns @rsp; false when the caller
+ * queues it.
+ */
+bool ixt_sess_logout_last(struct ixt_conn *conn, struct ixt_tx_pdu *rsp)
+{
+	struct ixt_sess *sess = conn->sess;
+	bool alone;
+
+	mutex_lock(&ixt_sess_mutex);
+	alone = sess->nr_conns == 1 && !list_empty(&sess->entry);
+	if (alone) {
+		list_del_init(&sess->entry);
+		list_add_tail(&sess->ending_entry, &ixt_sess_ending);
+		conn->logout_rsp = rsp;
+		queue_work(ixt_wq, &conn->logout_work);
+	}
+	mutex_unlock(&ixt_sess_mutex);
+	if (alone)
+		wake_up_all(&ixt_sess_wq);
+	return alone;
+}
+
+/**
+ * ixt_sess_logout_cancel() - the connection goes before its logout work
+ * @conn: the connection, its transport shut down.
+ *
+ * Waits for the logout work if it runs; frees the Logout Response it
+ * did not get to send.
+ *
+ * Context: Process context (the connection's release work).
+ */
+void ixt_sess_logout_cancel(struct ixt_conn *conn)
+{
+	cancel_work_sync(&conn->logout_work);
+	if (conn->logout_rsp) {
+		ixt_tx_pdu_free(conn->logout_rsp);
+		conn->logout_rsp = NULL;
+	}
+}
+
+/**
+ * ixt_sess_logout_init() - set up a connection's logout work
+ * @conn: the connection, being set up.
+ *
+ * Context: Any context.
+ */
+void ixt_sess_logout_init(struct ixt_conn *conn)
+{
+	INIT_WORK(&conn->logout_work, ixt_sess_logout_work);
 }
 
 static bool ixt_sess_is_nexus(struct ixt_sess *sess, struct ixt_tpg *tpg,

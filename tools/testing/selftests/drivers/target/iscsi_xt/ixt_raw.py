@@ -1695,16 +1695,20 @@ def reserve(conn, status, what):
            f'0x{status:02x}, sense {rsp.sense.hex()}')
 
 
-def spc2_released(ctx, end):
+def spc2_released(ctx, end, isid=0):
     """Initiator a holds RESERVE(6) of LUN 0 and b's is refused; a's
-    session ends as @end(conn) ends it, and a logs in again: b's RESERVE(6)
-    succeeds, a's is refused, b's RELEASE(6) frees the LUN for a."""
+    session ends as @end(conn) ends it, and a logs in again, with its ISID
+    xor @isid: b's RESERVE(6) succeeds, a's is refused, b's RELEASE(6)
+    frees the LUN for a."""
     a, b = initiator(ctx, 'a'), initiator(ctx, 'b')
     reserve(a, 0, 'a')
     reserve(b, RESERVATION_CONFLICT, 'b while a holds the LUN')
     how = end(a)
-    a = initiator(ctx, 'a')
-    reserve(b, 0, f'b after a {how} and logged in again')
+    a = Connection(ctx.host, ctx.port, initiator=f'{ctx.initiator}-a')
+    a.isid ^= isid
+    a = login_checked(a, ctx.target)
+    reserve(b, 0, f'b after a {how} and logged in again' +
+            (' with another ISID' if isid else ''))
     reserve(a, RESERVATION_CONFLICT, 'a while b holds the LUN')
     good(no_data(b, RELEASE6), "b's RELEASE(6)")
     reserve(a, 0, 'a after b released')
@@ -1721,6 +1725,31 @@ def case_spc2_release_on_logout(ctx):
         conn.logout()
         return 'logged out'
     return spc2_released(ctx, end)
+
+
+@case
+def case_spc2_release_on_logout_new_isid(ctx):
+    """SPC-2 reservations: the holder logs out and logs in again with
+    another ISID, as an initiator that makes a new context for each
+    session does (spc2_released())."""
+    def end(conn):
+        conn.logout()
+        return 'logged out'
+    return spc2_released(ctx, end, isid=0x10)
+
+
+@case
+def case_spc2_release_at_logout_response(ctx):
+    """SPC-2 reservations: once the holder has its Logout Response, its
+    reservation is gone: b's RESERVE(6) right after succeeds."""
+    a, b = initiator(ctx, 'a'), initiator(ctx, 'b')
+    reserve(a, 0, 'a')
+    reserve(b, RESERVATION_CONFLICT, 'b while a holds the LUN')
+    a.logout()
+    reserve(b, 0, 'b right after the Logout Response of a')
+    good(no_data(b, RELEASE6), "b's RELEASE(6)")
+    b.logout()
+    return 'released by the time the Logout Response went out'
 
 
 @case

@@ -16,9 +16,11 @@
 #   when the iSER transport, an RDMA device or pyverbs is missing).
 # - SPC-2 reservations: initiator a holds RESERVE(6) of LUN 0, b is
 #   refused; a logs out, or loses its connection (ErrorRecoveryLevel=0,
-#   DefaultTime2Retain=0: nothing to reinstate), and logs in again: b's
-#   RESERVE(6) now succeeds and a's is refused. In demo mode and with
-#   explicit ACLs for both initiators.
+#   DefaultTime2Retain=0: nothing to reinstate), and logs in again, with
+#   its ISID or another: b's RESERVE(6) now succeeds and a's is refused;
+#   and b's RESERVE(6) right after a's Logout Response succeeds. In demo
+#   mode (cache_dynamic_acls=1) and with explicit ACLs for both
+#   initiators.
 #
 # Afterwards every cache line is back in the pool, and once the
 # configuration is removed, no object of the target's modules is left.
@@ -42,7 +44,8 @@ ib=$IXT_CFS/core/iblock_84/ixt_conf_ib
 initiator=iqn.2026-11.org.example:ixt-conformance
 opcodes=(write6 write10 write12 write16 write_verify10 write_verify16)
 resid_cases=("${opcodes[@]/#/resid_}")
-spc2_cases=(spc2_release_on_logout spc2_release_on_conn_loss)
+spc2_cases=(spc2_release_on_logout spc2_release_on_logout_new_isid
+	spc2_release_at_logout_response spc2_release_on_conn_loss)
 owners=(iscsi_xt target_core_mod)
 loop=
 
@@ -151,6 +154,7 @@ else
 fi
 
 raw_client=tcp
+echo 1 >"$tpg/attrib/cache_dynamic_acls"
 ktap_print_msg "SPC-2 reservations, demo mode"
 ixt_raw_cases "${spc2_cases[@]}"
 acls on || ktap_exit_fail_msg "cannot create the ACLs"
