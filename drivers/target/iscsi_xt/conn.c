@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -18,6 +19,16 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+
+/*
+ * What a connection's send queue may hold before its receive path reads
+ * no more requests: PDUs, and bytes of data segments in memory of their
+ * own (NOP-In echoes, Text and Login Responses, Rejects; a Data-In's
+ * bytes are its command's cache lines, which the command window bounds).
+ * Reading resumes once both are below half.
+ */
+#define IXT_CONN_TX_MAX_PDUS		256
+#define IXT_CONN_TX_MAX_BYTES		SZ_1M
 
 /* Seconds a login may take before its TPG is known, LIO's default. */
 #define IXT_LOGIN_TIMEOUT_DEFAULT	15
@@ -128,6 +139,10 @@ void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
 	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
 	pdu->digests = conn->digests;
+	if (pdu->data)
+		atomic_add(pdu->dlength, &conn->tx_bytes);
+	if (atomic_inc_return(&conn->tx_pdus) == 1)
+		WRITE_ONCE(conn->tx_stamp, jiffies);
 	conn->ops->queue(conn, pdu);
 }
 
@@ -167,11 +182,77 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
  */
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
+	if (pdu->data)
+		atomic_sub(pdu->dlength, &conn->tx_bytes);
+	atomic_dec(&conn->tx_pdus);
+	WRITE_ONCE(conn->tx_stamp, jiffies);
 	if (pdu->close)
 		ixt_conn_close(conn);
 	ixt_tx_pdu_free(pdu);
+	/* The transport's shutdown waits for us before it stops reading. */
+	if (test_bit(IXT_CONN_F_TX_WAIT, &conn->flags) &&
+	    atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
+	    atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2 &&
+	    test_and_clear_bit(IXT_CONN_F_TX_WAIT, &conn->flags))
+		conn->ops->rx_resume(conn);
 }
 EXPORT_SYMBOL_GPL(ixt_conn_tx_done);
+
+/**
+ * ixt_conn_tx_progress() - a transport sent part of a PDU
+ * @conn: the connection.
+ *
+ * Context: Process context (the transport's transmit work).
+ */
+void ixt_conn_tx_progress(struct ixt_conn *conn)
+{
+	WRITE_ONCE(conn->tx_stamp, jiffies);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
+
+/**
+ * ixt_conn_tx_full() - whether a connection reads no request for now
+ * @conn: the connection.
+ *
+ * A peer that does not read its responses would otherwise make the
+ * target queue them without bound: NOP-In echoes, Rejects, responses to
+ * immediate commands (which take no place in the command window). Past
+ * %IXT_CONN_TX_MAX_PDUS queued PDUs or %IXT_CONN_TX_MAX_BYTES of their
+ * own data, the receive path takes no request until the queue is below
+ * half of both, when ixt_conn_tx_done() resumes it.
+ *
+ * Context: Process context (the receive path).
+ * Return: true when the receive path must put its PDU off.
+ */
+bool ixt_conn_tx_full(struct ixt_conn *conn)
+{
+	if (atomic_read(&conn->tx_pdus) < IXT_CONN_TX_MAX_PDUS &&
+	    atomic_read(&conn->tx_bytes) < IXT_CONN_TX_MAX_BYTES)
+		return false;
+	set_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
+	/* Pairs with the done side: either it sees the bit or we its sends. */
+	smp_mb__after_atomic();
+	if (atomic_read(&conn->tx_pdus) > IXT_CONN_TX_MAX_PDUS / 2 ||
+	    atomic_read(&conn->tx_bytes) > IXT_CONN_TX_MAX_BYTES / 2)
+		return true;
+	clear_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
+	return false;
+}
+
+/**
+ * ixt_conn_tx_stalled() - whether a connection's send queue stopped
+ * @conn: the connection.
+ * @limit: jiffies the queue may stand still.
+ *
+ * Context: Any context.
+ * Return: true when PDUs are queued and none of their bytes left for
+ * @limit: the peer reads nothing, and its commands hold their lines.
+ */
+bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit)
+{
+	return atomic_read(&conn->tx_pdus) &&
+	       time_after(jiffies, READ_ONCE(conn->tx_stamp) + limit);
+}
 
 /*
  * Sends a Reject for @hdr; with @close, nothing more is read and the
@@ -245,14 +326,20 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
  *
  * Context: Process context: the transport's receive path.
  * Return: 0; -EAGAIN when the core cannot take the PDU yet (no cache
- * lines free): call again later with the same PDU; or a negative errno:
- * close the connection.
+ * lines free, or a request while the send queue is full:
+ * ixt_conn_tx_full()): call again later with the same PDU, as
+ * rx_resume says; or a negative errno: close the connection.
  */
 int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct ixt_sess *sess = conn->sess;
 	int ret;
 
+	/* A command waiting in the pool's queue keeps its turn there. */
+	if (!conn->pool_wait &&
+	    ixt_pdu_opcode(&pdu->hdr) != ISCSI_OP_SCSI_DATA_OUT &&
+	    ixt_conn_tx_full(conn))
+		return -EAGAIN;
 	if (conn->state != IXT_CONN_FULL_FEATURE || pdu->reject)
 		return 0;
 	mutex_lock(&sess->rx_lock);
@@ -589,14 +676,17 @@ void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr)
 /**
  * ixt_conn_timeout() - the initiator of a connection stopped answering
  * @conn: the connection, about to close: a NOP-In or a Data-Out timed
- *	out.
+ *	out, or its send queue stood still.
  *
- * Counted for the target node and the connection's session.
+ * Counted for the target node and the connection's session. The
+ * connection is reset rather than closed (%IXT_CONN_F_ABORT): what it
+ * could not send is dropped.
  *
  * Context: Process context.
  */
 void ixt_conn_timeout(struct ixt_conn *conn)
 {
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
 	atomic_long_inc(&conn->sess->stats.conn_timeout_errors);
 	ixt_stat_sess_err(conn->tpg->tiqn, IXT_SESS_ERR_CXN_TIMEOUT,
 			  conn->sess->initiator);

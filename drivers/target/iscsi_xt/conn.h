@@ -70,6 +70,8 @@ enum ixt_conn_state {
 #define IXT_CONN_F_CLOSING	0	/* release work scheduled */
 #define IXT_CONN_F_IN_LOGIN	1	/* counted in the login bound */
 #define IXT_CONN_F_REPLACED	2	/* a login with its CID replaces it */
+#define IXT_CONN_F_TX_WAIT	3	/* reading waits for the send queue */
+#define IXT_CONN_F_ABORT	4	/* reset, unsent data dropped */
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
@@ -149,6 +151,15 @@ enum ixt_conn_state {
  * @nopin_acked: TTT of the last NOP-Out answering one; receive path.
  * @nopin_next: when the next NOP-In goes.
  * @nopin_deadline: when the outstanding NOP-In must be answered by.
+ * @tx_pdus: PDUs queued to the transport and not sent; atomic. Past
+ *	%IXT_CONN_TX_MAX_PDUS the connection reads no request
+ *	(ixt_conn_tx_full()).
+ * @tx_bytes: their data segments held in memory of their own (not a
+ *	command's cache lines); atomic, bounded by %IXT_CONN_TX_MAX_BYTES
+ *	the same way.
+ * @tx_stamp: jiffies when the send queue last moved: a PDU queued to an
+ *	empty queue, or bytes of one sent. The watchdog closes a connection
+ *	whose queue does not move for the NOP-In timeouts.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
  * @peer: the initiator's address, for logs.
@@ -196,6 +207,9 @@ struct ixt_conn {
 	u32 nopin_acked;
 	unsigned long nopin_next;
 	unsigned long nopin_deadline;
+	atomic_t tx_pdus;
+	atomic_t tx_bytes;
+	unsigned long tx_stamp;
 	struct sockaddr_storage local;
 	struct sockaddr_storage peer;
 };
@@ -330,6 +344,9 @@ void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
+bool ixt_conn_tx_full(struct ixt_conn *conn);
+void ixt_conn_tx_progress(struct ixt_conn *conn);
+bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit);
 
 /* text.c */
 int ixt_reqbuf_append(struct ixt_reqbuf *req, const void *data, u32 len);

@@ -46,6 +46,13 @@
 #define IXT_ISER_TX_DATA_SGE	(IXT_ISER_RX_DSEG / PAGE_SIZE + 1)
 /* Receives posted during login. */
 #define IXT_ISER_LOGIN_RX	4
+
+/*
+ * RNR retries of our Sends when the initiator has no receive posted: 6,
+ * the most short of 7, which means for ever (InfiniBand's encoding).
+ */
+#define IXT_ISER_RNR_RETRY	6
+
 /* Receives kept for PDUs outside the command window (NOP-Out, TMF...). */
 #define IXT_ISER_UNEXPECTED	16
 /* Send descriptors of a connection. */

@@ -693,7 +693,11 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 	param.responder_resources = min_t(u32, req->initiator_depth,
 					  a->max_qp_rd_atom);
 	param.flow_control = 1;
-	param.rnr_retry_count = 7;
+	/*
+	 * Not 7, which retries for ever: an initiator that posts no
+	 * receives fails our Sends, and the connection closes.
+	 */
+	param.rnr_retry_count = IXT_ISER_RNR_RETRY;
 	param.private_data = &hdr;
 	param.private_data_len = sizeof(hdr);
 	return rdma_accept(ic->cm_id, &param);

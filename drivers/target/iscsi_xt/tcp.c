@@ -525,6 +525,7 @@ static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 		if (ret <= 0)
 			return ret ? ret : -EAGAIN;
 		tc->tx_off += ret;
+		ixt_conn_tx_progress(&tc->conn);
 	}
 	return 0;
 }
@@ -647,9 +648,21 @@ static void ixt_tcp_shutdown(struct ixt_conn *conn)
 	tc->tx_dead = true;
 	list_splice_init(&tc->tx_queue, &unsent);
 	spin_unlock_bh(&tc->tx_lock);
-	cancel_delayed_work_sync(&tc->rx_work);
+	/*
+	 * The transmit work may resume the receive work (ixt_conn_tx_done());
+	 * the receive work queues no transmit work once tx_dead is set.
+	 */
 	cancel_work_sync(&tc->tx_work);
-	kernel_sock_shutdown(tc->sock, SHUT_RDWR);
+	cancel_delayed_work_sync(&tc->rx_work);
+	/*
+	 * A peer given up for dead gets a reset: the socket would otherwise
+	 * keep what it could not send, up to its send buffer, for as long as
+	 * TCP retries.
+	 */
+	if (test_bit(IXT_CONN_F_ABORT, &conn->flags))
+		sock_no_linger(tc->sock->sk);
+	else
+		kernel_sock_shutdown(tc->sock, SHUT_RDWR);
 	sock_release(tc->sock);
 	tc->sock = NULL;
 

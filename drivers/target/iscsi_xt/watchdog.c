@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/workqueue.h>
 #include <target/target_core_base.h>
 
@@ -47,14 +48,18 @@ static bool ixt_watchdog_nop_in(struct ixt_conn *conn, u32 ttt)
 	return true;
 }
 
-/* Sends a NOP-In that asks for an answer, under a fresh TTT. */
+/*
+ * Sends a NOP-In that asks for an answer, under a fresh TTT, random: a
+ * peer that reads nothing cannot answer a ping it never saw, and its send
+ * queue standing still closes it.
+ */
 static void ixt_watchdog_ping(struct ixt_conn *conn)
 {
-	u32 ttt = conn->nopin_ttt;
+	u32 ttt;
 
 	do {
-		ttt++;
-	} while (!ttt || ttt == ISCSI_RESERVED_TAG);
+		ttt = get_random_u32();
+	} while (!ttt || ttt == ISCSI_RESERVED_TAG || ttt == conn->nopin_ttt);
 	if (ixt_watchdog_nop_in(conn, ttt))
 		conn->nopin_ttt = ttt;
 }
@@ -77,9 +82,21 @@ static void ixt_watchdog_work(struct work_struct *work)
 					     struct ixt_conn, watchdog);
 	int dataout = ixt_watchdog_attrib(conn, IXT_NA_DATAOUT_TIMEOUT);
 	unsigned long now = jiffies;
+	int nopin, stall;
 
 	if (ixt_conn_closing(conn))
 		return;
+	/* A nopin_timeout of 0 sends no NOP-In, as on LIO. */
+	nopin = ixt_watchdog_attrib(conn, IXT_NA_NOPIN_TIMEOUT);
+	stall = nopin + ixt_watchdog_attrib(conn,
+					    IXT_NA_NOPIN_RESPONSE_TIMEOUT);
+	if (ixt_conn_tx_stalled(conn, stall * HZ)) {
+		pr_err_ratelimited("%s: %pISpc read nothing of its responses for %d s, closing the connection\n",
+				   conn->sess->initiator, &conn->peer, stall);
+		ixt_conn_timeout(conn);
+		ixt_conn_close(conn);
+		return;
+	}
 	if (READ_ONCE(conn->r2t_waiting) &&
 	    time_after(now, READ_ONCE(conn->dataout_stamp) + dataout * HZ)) {
 		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
@@ -99,12 +116,11 @@ static void ixt_watchdog_work(struct work_struct *work)
 			ixt_conn_close(conn);
 			return;
 		}
-	} else if (time_after_eq(now, conn->nopin_next)) {
+	} else if (nopin && time_after_eq(now, conn->nopin_next)) {
 		ixt_watchdog_ping(conn);
 		conn->nopin_deadline = now + HZ *
 			ixt_watchdog_attrib(conn, IXT_NA_NOPIN_RESPONSE_TIMEOUT);
-		conn->nopin_next = now + HZ *
-			ixt_watchdog_attrib(conn, IXT_NA_NOPIN_TIMEOUT);
+		conn->nopin_next = now + HZ * nopin;
 	}
 	ixt_watchdog_window_update(conn);
 	queue_delayed_work(ixt_wq, &conn->watchdog, HZ);

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Raw initiators that stop reading, for tcp_slow_reader.sh (stdlib only).
+
+    ixt_slowreader.py --target IQN [--host ADDR] [--stall S] CASE...
+
+A peer whose receive window stays shut makes the target queue its
+responses. These cases flood such a connection and check what the
+target keeps of it, and that the connection ends; the ACL they log in
+with must have nopin_timeout and nopin_response_timeout adding up to
+--stall seconds. They run in the target's own VM: they read its memory
+figures in /proc/meminfo.
+"""
+
+import socket
+import sys
+import time
+
+from ixt_iscsi import (
+    F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
+    expect, login_checked, nop_out, pad_len, scsi_cmd)
+
+# Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
+# may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
+# and the socket buffers of both ends, with room to spare.
+GROWTH_KIB = 32 * 1024
+# What a NOP-Out flood sends at most (its echoes would be as much).
+FLOOD_BYTES = 128 << 20
+FLOOD_SECONDS = 20
+PING = bytes(range(256)) * 32           # 8 KiB: the target's MRDSL
+TCP_ESTABLISHED = 1                     # tcpi_state, <netinet/tcp.h>
+
+CASES = Cases()
+case = CASES.case
+
+
+def raw_pdu(hdr, data=b''):
+    """A PDU as sent without digests: @hdr with its DataSegmentLength,
+    then @data padded."""
+    h = bytearray(hdr)
+    h[5:8] = len(data).to_bytes(3, 'big')
+    return bytes(h) + data + b'\0' * pad_len(len(data))
+
+
+def kernel_kib():
+    """Slab and vmalloc memory in use, KiB."""
+    seen = {}
+    with open('/proc/meminfo') as f:
+        for line in f:
+            name, value = line.split(':', 1)
+            seen[name] = int(value.split()[0])
+    return seen['Slab'] + seen['VmallocUsed']
+
+
+class Shut(Connection):
+    """A connection with a tiny receive buffer: once logged in, it stops
+    reading, and the target's sends fill it at once."""
+
+    def __init__(self, host, port=3260, timeout=10.0, initiator=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.init_session(timeout, initiator)
+
+    def flood(self, pdu, seconds):
+        """Sends @pdu(i) for i = 0, 1... until FLOOD_BYTES are out, the
+        target stopped reading for a second or closed the connection,
+        @seconds at most. Returns the bytes sent and the most the
+        kernel's memory grew meanwhile, in KiB."""
+        sent, i, end = 0, 0, time.monotonic() + seconds
+        base = grown = kernel_kib()
+        self.sock.settimeout(1.0)
+        while sent < FLOOD_BYTES and time.monotonic() < end:
+            out = pdu(i)
+            try:
+                self.sock.sendall(out)
+            except (socket.timeout, OSError):
+                break
+            sent += len(out)
+            i += 1
+            if i % 256 == 0:
+                grown = max(grown, kernel_kib())
+        return sent, max(grown, kernel_kib()) - base
+
+    def closed_within(self, seconds):
+        """Whether the target closes or resets the connection within
+        @seconds, read from the socket's TCP state: reading what the
+        target queued would be the progress it waits for."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            info = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO,
+                                        8)
+            if info[0] != TCP_ESTABLISHED:
+                return True
+            time.sleep(0.5)
+        return False
+
+
+def shut(ctx):
+    conn = login_checked(Shut(ctx.host, ctx.port, initiator=ctx.initiator),
+                         ctx.target)
+    conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return conn
+
+
+def bounded(ctx, conn, pdu, what):
+    """Floods @conn with @pdu(i) and checks the kernel's memory grew by
+    less than GROWTH_KIB meanwhile, then that the target closes the
+    connection within the stall time and 10 s (or did already)."""
+    sent, grown = conn.flood(pdu, FLOOD_SECONDS)
+    expect(grown < GROWTH_KIB,
+           f'{sent >> 20} MiB of {what} into a shut window: kernel memory '
+           f'grew by {grown >> 10} MiB (bound {GROWTH_KIB >> 10} MiB)')
+    expect(conn.closed_within(ctx.stall + 10),
+           f'the connection still open {ctx.stall + 10} s after the flood')
+    return (f'{sent >> 20} MiB of {what} sent, kernel memory +{grown >> 10} '
+            f'MiB, connection closed')
+
+
+@case
+def case_nop_flood(ctx):
+    """Immediate NOP-Outs with 8 KiB of ping data into a shut window: the
+    echoes the target keeps stay bounded, and the connection ends."""
+    conn = shut(ctx)
+    sn, exp = conn.cmdsn, conn.expstatsn
+    return bounded(ctx, conn, lambda i: raw_pdu(
+        nop_out(0x10000 + i, sn, exp, imm=True), PING), 'NOP-Outs')
+
+
+@case
+def case_tur_flood(ctx):
+    """Immediate TEST UNIT READYs into a shut window (they take no place
+    in the command window): bounded, and the connection ends."""
+    conn = shut(ctx)
+    sn, exp = conn.cmdsn, conn.expstatsn
+    tur = bytes(6)
+    return bounded(ctx, conn, lambda i: b''.join(raw_pdu(
+        scsi_cmd(F_FINAL, (0x10000 + 256 * i + j) & 0xffffffff, 0, sn, exp,
+                 tur, imm=True)) for j in range(256)), 'TEST UNIT READYs')
+
+
+@case
+def case_read_flood(ctx):
+    """8 MiB READs, as many as the window takes, into a shut window, from
+    the initiator --initiator with "-quiet" appended, whose ACL sends no
+    NOP-In (nopin_timeout 0): the connection ends within the stall time
+    all the same, and another session reads after."""
+    conn = login_checked(Shut(ctx.host, ctx.port,
+                              initiator=ctx.initiator + '-quiet'), ctx.target)
+    blocks = (8 << 20) // 512
+    n = 0
+    conn.sock.settimeout(1.0)
+    try:
+        while n < 64:
+            conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n,
+                                       8 << 20, conn.cmdsn + n,
+                                       conn.expstatsn,
+                                       cdb10(0x28, 0, blocks))))
+            n += 1
+    except OSError:
+        pass
+    t0 = time.monotonic()
+    expect(conn.closed_within(ctx.stall + 10),
+           f'the connection still open {ctx.stall + 10} s after its READs')
+    took = time.monotonic() - t0
+    other = login_checked(Connection(ctx.host, ctx.port,
+                                     initiator=ctx.initiator + '-other'),
+                          ctx.target)
+    status, _ = other.read(0, 128)
+    expect(status == 0, f'the other session read: status 0x{status:02x}')
+    other.logout()
+    return f'{n} READs of 8 MiB unread, closed after {took:.1f} s'
+
+
+@case
+def case_nopin_ttt_unpredictable(ctx):
+    """Two NOP-Ins of the target's keepalive: the second's TTT is not the
+    first's plus one, so a peer that reads nothing cannot answer them."""
+    conn = login_checked(Connection(ctx.host, ctx.port,
+                                    initiator=ctx.initiator), ctx.target)
+    ttts = []
+    end = time.monotonic() + 4 * ctx.stall
+    while len(ttts) < 2 and time.monotonic() < end:
+        if not conn._readable(1.0):
+            continue
+        pdu = conn._recv_pdu(None)
+        expect(pdu is not None, 'connection closed')
+        if pdu.op != OP_NOP_IN or pdu.ttt == RESERVED_TAG:
+            continue
+        ttts.append(pdu.ttt)
+        conn.send_pdu(nop_out(RESERVED_TAG, conn.cmdsn, conn.expstatsn,
+                              imm=True, ttt=pdu.ttt))
+    expect(len(ttts) == 2, f'NOP-Ins seen: {len(ttts)} of 2')
+    expect(ttts[1] != (ttts[0] + 1) & 0xffffffff,
+           f'TTTs 0x{ttts[0]:08x} then 0x{ttts[1]:08x}: sequential')
+    conn.logout()
+    return f'TTTs 0x{ttts[0]:08x}, 0x{ttts[1]:08x}'
+
+
+def main():
+    def options(ap):
+        ap.add_argument('--stall', type=int, default=6,
+                        help="the ACL's nopin_timeout + nopin_response_timeout")
+    return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-slow', options)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
