@@ -543,6 +543,21 @@ static u32 ixt_cmd_cut_sgl(struct ixt_cmd *cmd, u32 len)
 }
 
 /*
+ * Zeroes the first @len bytes of a read's buffer. Cache lines go from
+ * command to command, and hold what the last one left, possibly another
+ * initiator's data.
+ */
+static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
+{
+	u32 n;
+
+	for (; len; bvec++, len -= n) {
+		n = min(bvec->bv_len, len);
+		memset(bvec_virt(bvec), 0, n);
+	}
+}
+
+/*
  * A read's lines become its data buffer once the target core has parsed
  * the CDB, as transport_generic_map_mem_to_cmd() would do for an SGL
  * given to target_submit_prep(), but sized by what the CDB asks for (RFC
@@ -557,6 +572,19 @@ static u32 ixt_cmd_cut_sgl(struct ixt_cmd *cmd, u32 len)
  * - Residual underflow, it asks for less: the core lowers data_length to
  *   the CDB's, and the buffer is cut there too.
  *
+ * The buffer of a command other than READ (no SCF_SCSI_DATA_CDB) is
+ * zeroed first, every byte the Data-In may carry: the core's emulations
+ * (RECEIVE COPY RESULTS, say) may fill less than the allocation length
+ * and still complete with all of it, and the lines hold what earlier
+ * commands, of any session, left there. LIO zeroes the buffers it
+ * allocates for such commands in transport_generic_new_cmd(); the core
+ * skips that for a fabric's own buffer (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC).
+ * A READ's buffer is not zeroed: its backend fills it whole (see
+ * Documentation/design.rst for the null devices that do not).
+ *
+ * The read buffer of a bidirectional command is zeroed whatever its CDB:
+ * its Data-In is sent whole, whatever the backend (pscsi, TCMU) filled.
+ *
  * A write's lines go with target_submit_prep(), cut to the length its
  * CDB names (resid.c).
  */
@@ -564,9 +592,13 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 {
 	struct se_cmd *se_cmd = &cmd->se_cmd;
 
+	if (cmd->bidi)
+		ixt_cmd_zero_buf(cmd->bidi->bvec, cmd->bidi->len);
 	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
 	    !se_cmd->data_length)
 		return;
+	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+		ixt_cmd_zero_buf(cmd->bvec, se_cmd->data_length);
 	se_cmd->t_data_sg = cmd->sgl;
 	se_cmd->t_data_nents = ixt_cmd_cut_sgl(cmd, se_cmd->data_length);
 	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
