@@ -967,9 +967,10 @@ void ixt_cmd_abort_write(struct ixt_cmd *cmd)
  * @conn: the connection, whose I/O has stopped.
  *
  * A command whose header was in but not its immediate data never reached
- * the core: it is freed. A write that waits for Data-Out is completed
- * with TASK ABORTED (unless an abort does it already), so that the core
- * can let it go, and its data phase ends. Called before the session, or
+ * the core: it is freed, and a write a Data-Out's data was going into is
+ * let go (ixt_dataout_rx_gone()). A write that waits for Data-Out is
+ * completed with TASK ABORTED (unless an abort does it already), so that
+ * the core can let it go, and its data phase ends. Called before the session, or
  * the connection, waits for the commands.
  *
  * Context: Process context (the connection's release work), under the
@@ -984,6 +985,7 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 		conn->rx_cmd = NULL;
 		ixt_cmd_drop(conn, cmd);
 	}
+	ixt_dataout_rx_gone(conn);
 	for (i = 0; i < conn->nr_slots; i++) {
 		cmd = conn->slots[i];
 		if (!cmd)

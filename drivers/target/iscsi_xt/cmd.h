@@ -6,7 +6,9 @@
  * Lifetime: a command is freed when its reference count drops to zero.
  * The target core holds one from target_init_cmd() until it calls
  * ixt_release_cmd(); the data phase of a write holds another until the
- * last Data-Out the command expects is in (or the connection goes). The
+ * last Data-Out the command expects is in (or the connection goes), and
+ * so does each Data-Out whose data is being received into it
+ * (conn->rx_data); a held command belongs to the CmdSN queue. The
  * core's own reference counting (se_cmd.cmd_kref, with TARGET_SCF_ACK_KREF)
  * decides when ixt_release_cmd() is called: after check_stop_free and
  * after the response embedded in the command has been sent or dropped.

@@ -129,6 +129,11 @@ enum ixt_conn_state {
  * @rx_cmd: a command whose SCSI Command PDU is being received, between
  *	ixt_conn_rx_hdr() and ixt_conn_rx_pdu(); the release work frees it
  *	if the connection dies in between. Receive path only.
+ * @rx_data: the write a Data-Out being received goes into, between
+ *	ixt_dataout_rx_hdr() and ixt_dataout_rx(), with a reference that
+ *	keeps it (and its lines) while the data lands, even if another
+ *	connection drops it meanwhile; the release work drops the reference
+ *	if the data never comes. Receive path only.
  * @slots: the writes in their data phase, by slot; %NULL until the
  *	first write. Receive path only, as @slot_map, @nr_slots,
  *	@unsol_cmds and @ttt_gen (and the release work once it stopped).
@@ -193,6 +198,7 @@ struct ixt_conn {
 	struct ixt_text_buf text_rsp;
 	u32 text_ttt;
 	struct ixt_cmd *rx_cmd;
+	struct ixt_cmd *rx_data;
 	struct ixt_cmd **slots;
 	unsigned long *slot_map;
 	u32 nr_slots;
@@ -408,6 +414,7 @@ void ixt_aborted_task(struct se_cmd *se_cmd);
 /* dataout.c */
 int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx_gone(struct ixt_conn *conn);
 
 /**
  * struct ixt_tmf_scope - what a task management function aborts

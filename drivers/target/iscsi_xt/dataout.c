@@ -9,7 +9,10 @@
  * delivers a command held behind a CmdSN hole, or carries a task
  * management function), or in the connection's release work once its
  * receive path has stopped. The slots and the list of commands expecting
- * unsolicited data need no lock of their own.
+ * unsolicited data need no lock of their own. The data segment of a
+ * Data-Out is received without the lock, between ixt_dataout_rx_hdr()
+ * and ixt_dataout_rx(): the write it goes into holds a reference for it
+ * meanwhile (conn->rx_data).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -367,6 +370,15 @@ int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			      IXT_REASON_INVALID_PDU_FIELD);
 		return 0;
 	}
+	/*
+	 * The transport writes the data into the write's lines after this
+	 * returns, without the rx_lock: another connection may drop the
+	 * write meanwhile (a held one aborted, or delivered while this one
+	 * closes). This reference keeps it, and its lines, until the data
+	 * is in (ixt_dataout_rx()) or the connection goes.
+	 */
+	refcount_inc(&cmd->ref);
+	conn->rx_data = cmd;
 	pdu->bvec = cmd->bvec;
 	pdu->nr_bvec = cmd->nr_lines;
 	pdu->bvec_off = be32_to_cpu(hdr->offset);
@@ -375,12 +387,34 @@ int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 }
 
 /**
+ * ixt_dataout_rx_gone() - let go of a Data-Out whose data never came
+ * @conn: the connection, whose receive path has stopped.
+ *
+ * Drops the reference ixt_dataout_rx_hdr() took on the write the
+ * Data-Out being received was placed in.
+ *
+ * Context: Process context (the connection's release work), under the
+ * session's rx_lock.
+ */
+void ixt_dataout_rx_gone(struct ixt_conn *conn)
+{
+	struct ixt_cmd *cmd = conn->rx_data;
+
+	if (!cmd)
+		return;
+	conn->rx_data = NULL;
+	ixt_cmd_put(cmd);
+}
+
+/**
  * ixt_dataout_rx() - a Data-Out PDU is in place
  * @conn: the connection.
  * @pdu: the Data-Out placed by ixt_dataout_rx_hdr().
  *
  * Counts the data in; solicits more when an R2T is answered in full, and
- * runs the write when its last byte is in.
+ * runs the write when its last byte is in. A write whose data phase
+ * ended while the data came (dropped, see ixt_dataout_rx_hdr()) only
+ * lets go: the data landed in its own lines, which go with it.
  *
  * Context: Process context (the connection's receive path).
  */
@@ -390,13 +424,16 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	bool solicited = cmd->place.solicited;
 	u32 run = cmd->place.run;
 
+	conn->rx_data = NULL;
+	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+		goto out_put;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		pr_err_ratelimited("%s: Data-Out of ITT 0x%08x too scattered\n",
 				   conn->sess->initiator,
 				   ixt_itt(cmd->itt));
 		ixt_conn_fail(conn, &pdu->hdr, ISCSI_REASON_PROTOCOL_ERROR);
-		return;
+		goto out_put;
 	}
 	if (solicited) {
 		cmd->datasn[run]++;
@@ -407,13 +444,12 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			list_del_init(&cmd->unsol_entry);
 	}
 	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
-	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) {
+	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
 		ixt_dataout_settle(cmd);
-		return;
-	}
-	if (ixt_dpt_is_complete(&cmd->dpt)) {
+	else if (ixt_dpt_is_complete(&cmd->dpt))
 		ixt_dataout_complete(cmd);
-		return;
-	}
-	ixt_dataout_send_r2ts(cmd);
+	else
+		ixt_dataout_send_r2ts(cmd);
+out_put:
+	ixt_cmd_put(cmd);
 }

@@ -1348,6 +1348,110 @@ def case_mcs_abort_across(ctx):
     return lun_unchanged(ctx, body)
 
 
+def kmsg_mark():
+    """/dev/kmsg opened at its end: kmsg_since() reads what follows."""
+    fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
+def kmsg_since(fd):
+    """The kernel log lines since kmsg_mark() gave @fd, which it closes."""
+    lines = []
+    try:
+        while True:
+            try:
+                rec = os.read(fd, 8192)
+            except BlockingIOError:
+                break
+            except BrokenPipeError:     # overwritten records: go on
+                continue
+            lines.append(rec.decode(errors='replace').split(';', 1)[-1])
+    finally:
+        os.close(fd)
+    return lines
+
+
+def slab_checked(fd):
+    """Has SLUB check every kmalloc cache, free objects included (what
+    slub_debug=P poisoned when freed must be intact), and fails on what it,
+    or anything since kmsg_mark() gave @fd, logged: a write into freed
+    memory shows as "Poison overwritten", a KFENCE report or an Oops."""
+    base = '/sys/kernel/slab'
+    for name in sorted(os.listdir(base)):
+        if name.startswith('kmalloc-') and name[8:9].isdigit():
+            try:
+                with open(f'{base}/{name}/validate', 'w') as f:
+                    f.write('1')
+            except OSError:
+                pass                    # no SLUB debugging: logs only
+    bad = [ln.strip() for ln in kmsg_since(fd)
+           if any(w in ln for w in ('BUG', 'Poison', 'KFENCE', 'Oops',
+                                    'general protection', 'WARNING'))]
+    expect(not bad, f'the kernel logged: {bad[:3]}')
+
+
+@case
+def case_mcs_abort_held_dataout(ctx):
+    """Two connections of one session, InitialR2T=No: a WRITE with CmdSN
+    n+1 and F=0 on the first is held; an immediate ABORT TASK of it on the
+    second is answered Function complete; the first sends only the header
+    of an unsolicited Data-Out for it; a NOP-Out with CmdSN n on the
+    second closes the hole, which drops the aborted write; then the first
+    sends the Data-Out's data. That data must land in the write's own
+    buffer, kept until it is in: a write on the second connection, whose
+    buffer is taken in between and half filled when the data comes, reads
+    back as sent; the first connection still answers a NOP-Out; the kernel
+    logs nothing (no write through freed memory); the LUN unchanged."""
+    def body():
+        keys = op_keys(MaxConnections='2', InitialR2T='No',
+                       FirstBurstLength='16384')
+        a = logged_in(ctx, keys, MaxConnections='2', InitialR2T='No')
+        b = joined(ctx, a, keys, 1)
+        b.itt = 0x10000                 # ITTs are the session's
+        log = kmsg_mark()
+        n = a.cmdsn
+        n1, n2 = (n + 1) & 0xffffffff, (n + 2) & 0xffffffff
+        itt = a.next_itt()
+        a.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK, n1, a.expstatsn,
+                            cdb10(0x2a, BAD_LBA, BAD_BLOCKS)))
+        pdu = a.poll_pdu(0.3)
+        expect(pdu is None, f'for the write held behind CmdSN 0x{n:08x}: {pdu}')
+        t = b.next_itt()
+        b.send_pdu(tmf_req(1, t, itt, n2, b.expstatsn, n1))
+        rsp = b.recv_expect(OP_TMF_RSP, t)
+        expect(rsp.response == 0, f'ABORT TASK: TMF Response {rsp.response}')
+        size = a.target_mrdsl
+        hdr = data_out(itt, RESERVED_TAG, a.expstatsn, 0, 0, final=False)
+        a.send(hdr[:5] + size.to_bytes(3, 'big') + hdr[8:])
+        time.sleep(0.3)                 # the target placed the header
+        nop = b.next_itt()
+        b.send_pdu(nop_out(nop, n, b.expstatsn))
+        pdu = b.recv_expect(OP_NOP_IN, nop)
+        expect(pdu.expcmdsn == n2, f'after the hole closed, ExpCmdSN '
+               f'0x{pdu.expcmdsn:08x}, expected 0x{n2:08x}')
+        a.cmdsn = b.cmdsn = n2
+        # A write whose lines may be the dropped write's, half filled.
+        data = os.urandom(2 * size)
+        w = b.send_write(MCS_LBA, data)
+        r2t = b.recv_expect(OP_R2T, w)
+        b.send_pdu(data_out(w, r2t.ttt, b.expstatsn, 0, 0, final=False),
+                   data[:size])
+        b.nop()
+        a.send(b'\xee' * size)          # the held Data-Out's data
+        time.sleep(0.3)
+        b.send_pdu(data_out(w, r2t.ttt, b.expstatsn, 1, size), data[size:])
+        good(b.recv_expect(OP_SCSI_RSP, w), 'the write on the second')
+        read_back(b, MCS_LBA, data, 'the write on the second connection')
+        a.cmdsn = b.cmdsn
+        a.nop()
+        slab_checked(log)
+        a.logout()
+        b.expect_closed(5.0)
+        return 'the data landed in the dropped write, nothing else'
+    return lun_unchanged(ctx, body)
+
+
 @case
 def case_mcs_limits(ctx):
     """MaxConnections=2: a third connection is refused with 0x0206; a
