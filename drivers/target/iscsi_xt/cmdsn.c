@@ -11,7 +11,9 @@
  * The queue is the session's, shared by its connections under the
  * session's rx_lock: a request held for one connection is delivered, for
  * that connection, by whichever receive path closes its hole; held
- * requests of a connection that is closing are dropped instead.
+ * requests of a connection that is closing are dropped instead, and
+ * those still there when its release work runs are dropped then
+ * (ixt_cmdsn_conn_gone()): an entry never outlives its connection.
  * sess->exp_cmd_sn mirrors ExpCmdSN for the responses built elsewhere.
  *
  * A task management function reaches requests that are not delivered
@@ -41,9 +43,9 @@ enum {
 /**
  * struct ixt_cmdsn_held - a request held behind a CmdSN hole
  * @node: its place in the session's queue.
- * @conn: the connection it came on, which waits for it when closing
- *	(a held SCSI Command counts in its nr_cmds; any request in its
- *	cmdsn_held).
+ * @conn: the connection it came on; its cmdsn_held counts the entry,
+ *	and its release work empties the entry (ixt_cmdsn_conn_gone())
+ *	before it frees the connection.
  * @pdu: a copy of the PDU; @pdu.data points at @data, @pdu.cmd is the
  *	command of a SCSI Command.
  * @aborted: a task management function aborted it: dropped at its turn.
@@ -312,6 +314,45 @@ bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope)
 			h->aborted = true;
 	}
 	return false;
+}
+
+/**
+ * ixt_cmdsn_conn_gone() - drop what a closing connection has held
+ * @conn: the connection, whose receive path has stopped.
+ *
+ * Its requests held behind a CmdSN hole go now, before the connection is
+ * freed: a SCSI Command is dropped, and each entry stays in the queue
+ * empty, its CmdSN received, so that nothing delivered or dropped later
+ * by another connection of the session refers to this one.
+ *
+ * Context: Process context (the connection's release work), under the
+ * session's rx_lock.
+ */
+void ixt_cmdsn_conn_gone(struct ixt_conn *conn)
+{
+	struct ixt_sess *sess = conn->sess;
+	struct ixt_snq_node *node;
+	struct ixt_cmdsn_held *h;
+	u32 sn, n;
+
+	lockdep_assert_held(&sess->rx_lock);
+	if (!sess->cmdsn_slots || !conn->cmdsn_held)
+		return;
+	/* The held part of the queue is at most the window. */
+	for (sn = ixt_snq_expected(&sess->cmdsn_q), n = 0;
+	     conn->cmdsn_held && n < sess->cmdsn_depth; sn++, n++) {
+		node = ixt_snq_find(&sess->cmdsn_q, sn);
+		if (!node)
+			continue;
+		h = container_of(node, struct ixt_cmdsn_held, node);
+		if (h->conn != conn)
+			continue;
+		ixt_cmdsn_drop(conn, &h->pdu);
+		h->pdu.cmd = NULL;
+		h->conn = NULL;
+		conn->cmdsn_held--;
+	}
+	WARN_ON_ONCE(conn->cmdsn_held);
 }
 
 /**

@@ -440,6 +440,7 @@ struct ixt_tmf_scope {
 /* cmdsn.c */
 void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope);
+void ixt_cmdsn_conn_gone(struct ixt_conn *conn);
 void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */

@@ -366,6 +366,8 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
  * Logout, or with requests still held behind a CmdSN hole, fails the
  * whole session: the other connections are closed too. A connection
  * that leaves a session going on ends its writes waiting for Data-Out.
+ * Its requests held behind a CmdSN hole are dropped at once: the other
+ * connections outlive it.
  * Either way this returns once every command of the connection is gone:
  * their responses would use it.
  *
@@ -382,6 +384,7 @@ void ixt_sess_conn_gone(struct ixt_conn *conn)
 	fail = (!conn->logged_out &&
 		!test_bit(IXT_CONN_F_REPLACED, &conn->flags)) ||
 	       conn->cmdsn_held;
+	ixt_cmdsn_conn_gone(conn);
 	mutex_unlock(&sess->rx_lock);
 
 	mutex_lock(&ixt_sess_mutex);

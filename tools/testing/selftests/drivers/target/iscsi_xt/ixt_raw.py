@@ -21,6 +21,8 @@ ask for them. They fail, saying so, against a TPG that does not.
 
 import inspect
 import os
+import socket
+import struct
 import sys
 import time
 
@@ -1450,6 +1452,40 @@ def case_mcs_abort_held_dataout(ctx):
         b.expect_closed(5.0)
         return 'the data landed in the dropped write, nothing else'
     return lun_unchanged(ctx, body)
+
+
+@case
+def case_mcs_held_nop_reset(ctx):
+    """Two connections of one session: a NOP-Out with CmdSN n+1 on the
+    first is held behind the hole at n; the first is then reset. At ERL0
+    the session fails (the second is closed), and the held NOP-Out goes
+    with the first connection, not after it: SLUB finds no freed object
+    written to once the session is gone; a new session logs in."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    b = joined(ctx, a, MCS, 1)
+    b.itt = 0x10000
+    log = kmsg_mark()
+    n = a.cmdsn
+    a.send_pdu(nop_out(a.next_itt(), (n + 1) & 0xffffffff, a.expstatsn))
+    pdu = a.poll_pdu(0.3)
+    expect(pdu is None, f'for the NOP-Out held behind CmdSN 0x{n:08x}: {pdu}')
+    a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                      struct.pack('ii', 1, 0))
+    a.close()                           # a reset, no FIN
+    b.expect_closed(5.0)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            sess_row(a.tsih)
+        except Fail:
+            break
+        time.sleep(0.05)
+    else:
+        raise Fail(f'the session of TSIH {a.tsih} is still there after 5 s')
+    time.sleep(1)                       # its end runs on after that
+    slab_checked(log)
+    return 'session failed, nothing written to freed memory; ' + \
+        case_login_logout(ctx)
 
 
 @case

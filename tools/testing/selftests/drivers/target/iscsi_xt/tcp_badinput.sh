@@ -48,12 +48,13 @@
 # hole on one, aborted from the other, dropped when the other closes the
 # hole while the data segment of its unsolicited Data-Out is still on
 # the way: the data lands in its own buffer, not in the lines a write of
-# the other connection took meanwhile (read back equal, checked with
-# SLUB's validate of every kmalloc cache and the kernel log). Text
-# Requests in full feature phase: keys of the login only answered Reject,
-# unknown ones NotUnderstood, a new MaxRecvDataSegmentLength obeyed by
-# the Data-In PDUs that follow, a key twice rejected (0x04). Then the
-# whole set
+# the other connection took meanwhile (read back equal); a NOP-Out held
+# on one that is then reset: the session fails and nothing writes to the
+# freed connection (both checked with SLUB's validate of every kmalloc
+# cache and the kernel log). Text Requests in full feature phase: keys
+# of the login only answered Reject, unknown ones NotUnderstood, a new
+# MaxRecvDataSegmentLength obeyed by the Data-In PDUs that follow, a key
+# twice rejected (0x04). Then the whole set
 # again, five times, must leave
 # no object of the module or the target core (counted by allocation site)
 # and no cache line behind, open-iscsi still logs in and reads the LUN,
@@ -112,7 +113,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_data_digest_error ffp_ext_cdb ffp_residual ffp_residual_at_end
 	mcs_cmdsn_across
 	mcs_limits mcs_reinstate_cid mcs_abort_across mcs_abort_held_dataout
-	ffp_text_keys
+	mcs_held_nop_reset ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
 
