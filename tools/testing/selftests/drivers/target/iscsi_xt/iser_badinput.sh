@@ -19,8 +19,9 @@
 #   their neighbours unchanged; the same for a write naming a buffer
 #   whose MR the initiator deregistered before sending it;
 # - immediate data over FirstBurstLength: Reject 0x04, the session goes
-#   on; an unsolicited Data-Out past FirstBurstLength: Reject 0x04,
-#   closed; both leave the LUN unchanged;
+#   on; an unsolicited Data-Out past FirstBurstLength, or two whose
+#   DataSNs are swapped (offset 0 DataSN 1): Reject 0x04, closed; each
+#   leaves the LUN unchanged;
 # - immediate data of 1000 bytes of a 1024-byte write (the rest fetched),
 #   and 4000 immediate, 96 unsolicited and 4096 fetched bytes of 8 KiB:
 #   written and read back equal;
@@ -79,7 +80,7 @@ cases_cm=(cm_no_header cm_zbva)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
-cases_unsol=(imm_over_fbl unsol_over_fbl imm_unaligned)
+cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned)
 cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
 cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"

@@ -616,6 +616,35 @@ def case_unsol_over_fbl(ctx):
 
 
 @case
+def case_unsol_swapped_datasn(ctx):
+    """InitialR2T=No, FirstBurstLength 4096: two 512-byte unsolicited
+    Data-Outs in offset order with their DataSNs swapped (offset 0 DataSN
+    1, offset 512 DataSN 0): DataSN counts the PDUs of the sequence as
+    sent (RFC 7143 section 11.7.5), so the first is a protocol error:
+    Reject 0x04 carrying it, closed; the LUN unchanged."""
+    def run():
+        conn = logged_in(ctx, UNSOL, InitialR2T='No', FirstBurstLength='4096')
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK,
+                               conn.take_cmdsn(), conn.expstatsn,
+                               cdb10(0x2a, BAD_LBA, BAD_BLOCKS)),
+                      ctrl=ctrl_hdr(conn.data_mr.rkey,
+                                    conn.data_mr.buf + 4096))
+        sent = conn.send_pdu(data_out(itt, RESERVED_TAG, conn.expstatsn, 1, 0,
+                                      final=False), b'u' * BLOCK)
+        try:
+            conn.send_pdu(data_out(itt, RESERVED_TAG, conn.expstatsn, 0,
+                                   BLOCK, final=False), b'v' * BLOCK)
+        except OSError:
+            pass                        # closed already, after the first
+        rej = conn.recv_expect(OP_REJECT)
+        expect(rej.reason == REASON_PROTOCOL_ERROR and rej.data[:48] == sent,
+               f'Reject reason 0x{rej.reason:02x}')
+        return closed(conn, 'Reject 0x04')
+    return lun_unchanged(ctx, run)
+
+
+@case
 def case_imm_unaligned(ctx):
     """A write of 1024 bytes, 1000 of them immediate, the last 24 fetched
     by RDMA READ; then 8 KiB with 4000 immediate and unsolicited Data-Out

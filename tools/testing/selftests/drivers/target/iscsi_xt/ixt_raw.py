@@ -482,6 +482,35 @@ def bad_dataout(ctx, keys, unsol, reason, build):
     return lun_unchanged(ctx, run)
 
 
+@table({
+    'ffp_dataout_swapped_datasn': ('DataPDUInOrder=Yes', None, {}),
+    'ffp_unordered_swapped_datasn': ('DataPDUInOrder=No', UNORDERED,
+                                     {'DataPDUInOrder': 'No'}),
+})
+def swapped_datasn(ctx, keys, want):
+    """{what}: a 1 KiB WRITE answered by two 512-byte Data-Outs in offset
+    order whose DataSNs are swapped (offset 0 DataSN 1, offset 512 DataSN
+    0): DataSN counts the PDUs of a sequence as sent (RFC 7143 section
+    11.7.5), so the first is a protocol error: Reject 0x04, closed; the
+    LUN unchanged."""
+    def run():
+        conn = logged_in(ctx, keys, **want)
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, 2 * BLOCK,
+                               conn.take_cmdsn(), conn.expstatsn,
+                               cdb10(0x2a, BAD_LBA, 2)))
+        r2t = conn.recv_expect(OP_R2T, itt)
+        expect(r2t.w40 == 0 and r2t.w44 == 2 * BLOCK,
+               f'R2T offset {r2t.w40} length {r2t.w44}')
+        first = conn.send_pdu(*dout(conn, r2t, 0, BLOCK, datasn=1))
+        try:
+            conn.send_pdu(*dout(conn, r2t, BLOCK, BLOCK, datasn=0, final=True))
+        except (BrokenPipeError, ConnectionResetError):
+            pass                        # closed already, after the first
+        return rejected(conn, first, REASON_PROTOCOL_ERROR, closed=True)
+    return lun_unchanged(ctx, run)
+
+
 @case
 def case_ffp_dataout_over_mrdsl(ctx):
     """A Data-Out inside its R2T, its data segment longer than the target's

@@ -11,12 +11,14 @@
 # answered 0, logins that stall (closed at the login timeout) or break
 # off; in full feature phase, unsupported
 # opcodes and malformed commands (Reject, the session going on), Data-Out
-# with a bad TTT, offset or DataSN, overlapping or repeated data with
-# DataPDUInOrder=No, unsolicited data beyond FirstBurstLength (Reject,
-# then closed), data segments over MaxRecvDataSegmentLength (closed), what
-# must be dropped silently (Data-Out for no command, CmdSN outside the
-# window, NOP-Out with the reserved ITT), requests past a CmdSN gap held
-# and answered in CmdSN order once it is filled, two writes sent in
+# with a bad TTT, offset or DataSN (also two Data-Outs in offset order
+# whose DataSNs are swapped, DataPDUInOrder=Yes and No), overlapping or
+# repeated data with DataPDUInOrder=No, unsolicited data beyond
+# FirstBurstLength (Reject, then closed), data segments over
+# MaxRecvDataSegmentLength (closed), what must be dropped silently
+# (Data-Out for no command, CmdSN outside the window, NOP-Out with the
+# reserved ITT), requests past a CmdSN gap held and answered in CmdSN
+# order once it is filled, two writes sent in
 # reverse CmdSN order (with R2Ts, and with immediate and unsolicited data),
 # ABORT TASK of a write waiting for its Data-Out (Function complete, no
 # response for the task), ABORT TASK and LUN RESET of a write held
@@ -99,6 +101,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_target_opcode ffp_login_request ffp_immediate_data_refused
 	ffp_scsi_no_direction ffp_data_over_mrdsl ffp_dataout_unknown_ttt
 	ffp_dataout_offset_outside ffp_dataout_wrong_datasn
+	ffp_dataout_swapped_datasn ffp_unordered_swapped_datasn
 	ffp_dataout_over_mrdsl ffp_unordered_dataout_overlap
 	ffp_unordered_dataout_twice ffp_unordered_offset_outside
 	ffp_unordered_dataout_wrong_datasn ffp_unordered_unsol_outside
