@@ -353,8 +353,13 @@ EXPORT_SYMBOL_GPL(ixt_conn_rx_hdr);
  * ixt_conn_check_hdr() - check a received BHS
  * @conn: the connection.
  * @pdu: the PDU, its @hdr received; @reject is set to the reason of a
- *	header to refuse (0 for a good one), whose data segment is then
- *	read and ignored.
+ *	header to refuse (0 for a good one), and then @discard: its data
+ *	segment is read and dropped, never buffered.
+ *
+ * The length of the data segment is checked before anything else
+ * (ixt_pdu_check_bhs()), so that whatever the header, no more than the
+ * connection's MaxRecvDataSegmentLength (8192 bytes in the login phase)
+ * is ever allocated for it.
  *
  * Context: Process context: the transport's receive path.
  * Return: 0, or -EMSGSIZE for a data segment longer than the connection
@@ -367,10 +372,13 @@ int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	ret = ixt_pdu_check_bhs(&pdu->hdr, &conn->limits, &pdu->reject);
 	if (ret == -EMSGSIZE)
 		return ret;
-	if (!ret)
+	if (!ret) {
 		pdu->reject = 0;
-	else if (!pdu->reject)
+		return 0;
+	}
+	if (!pdu->reject)
 		pdu->reject = ISCSI_REASON_PROTOCOL_ERROR;
+	pdu->discard = true;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ixt_conn_check_hdr);

@@ -313,16 +313,18 @@ static bool ixt_pdu_flags_valid(const struct iscsi_hdr *hdr)
  *
  * Checks, in this order, and stops at the first rule broken:
  *
- * 1. the opcode is an initiator opcode we support (vendor-specific ones
+ * 1. the data segment fits MaxRecvDataSegmentLength, else
+ *    %ISCSI_REASON_PROTOCOL_ERROR and -EMSGSIZE, whatever the opcode:
+ *    the receiver cannot skip what it will not buffer, so it closes the
+ *    connection before allocating anything for that data segment;
+ * 2. the opcode is an initiator opcode we support (vendor-specific ones
  *    are not), else %ISCSI_REASON_CMD_NOT_SUPPORTED;
- * 2. Login Requests in the login phase and nothing else; in a discovery
+ * 3. Login Requests in the login phase and nothing else; in a discovery
  *    session, only Text and Logout Requests, else
  *    %ISCSI_REASON_PROTOCOL_ERROR;
- * 3. TotalAHSLength is 0 but for a SCSI Command and DataSegmentLength is 0
+ * 4. TotalAHSLength is 0 but for a SCSI Command and DataSegmentLength is 0
  *    for PDUs without a data segment (TMF, Logout, SNACK), else
  *    %IXT_REASON_INVALID_PDU_FIELD;
- * 4. the data segment fits MaxRecvDataSegmentLength, else
- *    %ISCSI_REASON_PROTOCOL_ERROR;
  * 5. the ITT is not the reserved 0xffffffff, but in NOP-Out and SNACK,
  *    else %IXT_REASON_INVALID_PDU_FIELD;
  * 6. opcode-specific bits: for a SCSI Command the R, W and F bits agree
@@ -355,6 +357,9 @@ int ixt_pdu_check_bhs(const struct iscsi_hdr *hdr,
 	u8 rules = ixt_op_rules[op];
 	u32 dlength = ixt_pdu_dlength(hdr);
 
+	if (dlength > lim->max_recv_dlength)
+		return ixt_pdu_reject(reason, ISCSI_REASON_PROTOCOL_ERROR,
+				      -EMSGSIZE);
 	if (!(rules & IXT_OP_SUPPORTED))
 		return ixt_pdu_reject(reason, ISCSI_REASON_CMD_NOT_SUPPORTED,
 				      -EOPNOTSUPP);
@@ -365,9 +370,6 @@ int ixt_pdu_check_bhs(const struct iscsi_hdr *hdr,
 	    (dlength && !(rules & IXT_OP_DATA)))
 		return ixt_pdu_reject(reason, IXT_REASON_INVALID_PDU_FIELD,
 				      -EPROTO);
-	if (dlength > lim->max_recv_dlength)
-		return ixt_pdu_reject(reason, ISCSI_REASON_PROTOCOL_ERROR,
-				      -EMSGSIZE);
 	if ((rules & IXT_OP_ITT) && hdr->itt == RESERVED_ITT)
 		return ixt_pdu_reject(reason, IXT_REASON_INVALID_PDU_FIELD,
 				      -EPROTO);

@@ -85,8 +85,9 @@ struct ixt_tx_pdu {
  * @cmd: the command the PDU belongs to; the core's, set by
  *	ixt_conn_rx_hdr().
  * @reject: non-zero when the header was refused: the reject reason. The
- *	data segment was read and is to be ignored.
- * @discard: set by ixt_conn_rx_hdr(): read the data segment and drop it.
+ *	data segment was read and dropped (@discard).
+ * @discard: set by ixt_conn_check_hdr() with @reject, or by
+ *	ixt_conn_rx_hdr(): read the data segment and drop it.
  * @ignore: set by ixt_conn_rx_hdr(): the core has dealt with the PDU at
  *	its header; ixt_conn_rx_pdu() does nothing more with it.
  * @answered: set by ixt_conn_rx_hdr(): a SCSI Command answered at its

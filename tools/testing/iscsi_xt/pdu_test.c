@@ -710,8 +710,12 @@ TEST(reject_data_where_none_is_defined)
 		IXT_CASE("opcode %#x", ixt_pdu_opcode(&u.hdr));
 		set_dlength(&u, 1);
 		EXPECT_REJECT(&u, &ffp, IXT_REASON_INVALID_PDU_FIELD);
-		set_dlength(&u, 0xffffff);
+		set_dlength(&u, 8192);
 		EXPECT_REJECT(&u, &ffp, IXT_REASON_INVALID_PDU_FIELD);
+		/* Over MaxRecvDataSegmentLength: that rule comes first. */
+		set_dlength(&u, 0xffffff);
+		EXPECT_VERDICT(&u, &ffp, -EMSGSIZE,
+			       ISCSI_REASON_PROTOCOL_ERROR);
 	}
 }
 
@@ -959,25 +963,37 @@ TEST(check_order_first_rule_wins)
 {
 	union bhs u = bhs_of(v_login);
 
-	/* 1 before 2: an unknown opcode with AHS, in login phase. */
+	/*
+	 * 1 before anything: too long a data segment is never buffered,
+	 * whatever else is wrong with its header (an unknown opcode, the
+	 * wrong phase, data or AHS where none is defined).
+	 */
 	u.hdr.opcode = ISCSI_OP_VENDOR1_CMD;
-	u.hdr.hlength = 1;
-	EXPECT_VERDICT(&u, &login, -EOPNOTSUPP,
-		       ISCSI_REASON_CMD_NOT_SUPPORTED);
-	/* 2 before 4: a long Login Request in full feature phase. */
-	u = bhs_of(v_login);
 	set_dlength(&u, 0xffffff);
-	EXPECT_REJECT(&u, &ffp, ISCSI_REASON_PROTOCOL_ERROR);
-	/* 3 before 4: a TMF with AHS and too much data. */
+	EXPECT_VERDICT(&u, &login, -EMSGSIZE, ISCSI_REASON_PROTOCOL_ERROR);
+	u = bhs_of(v_scsi_write);
+	set_dlength(&u, 8193);
+	EXPECT_VERDICT(&u, &login, -EMSGSIZE, ISCSI_REASON_PROTOCOL_ERROR);
 	u = bhs_of(v_tmf);
 	u.hdr.hlength = 1;
 	set_dlength(&u, 0xffffff);
-	EXPECT_REJECT(&u, &ffp, IXT_REASON_INVALID_PDU_FIELD);
-	/* 4 before 6: a long NOP-Out without F. */
-	u = bhs_of(v_nop_ping);
-	u.nop.flags = 0;
-	set_dlength(&u, 8193);
 	EXPECT_VERDICT(&u, &ffp, -EMSGSIZE, ISCSI_REASON_PROTOCOL_ERROR);
+	/* 2 before 3 and 4: an unknown opcode with AHS, in login phase. */
+	u = bhs_of(v_login);
+	u.hdr.opcode = ISCSI_OP_VENDOR1_CMD;
+	u.hdr.hlength = 1;
+	set_dlength(&u, 8192);
+	EXPECT_VERDICT(&u, &login, -EOPNOTSUPP,
+		       ISCSI_REASON_CMD_NOT_SUPPORTED);
+	/* 3 before 4: a Login Request with AHS in full feature phase. */
+	u = bhs_of(v_login);
+	u.hdr.hlength = 1;
+	EXPECT_REJECT(&u, &ffp, ISCSI_REASON_PROTOCOL_ERROR);
+	/* 4 before 5: a TMF with AHS and the reserved ITT. */
+	u = bhs_of(v_tmf);
+	u.hdr.hlength = 1;
+	u.hdr.itt = RESERVED_ITT;
+	EXPECT_REJECT(&u, &ffp, IXT_REASON_INVALID_PDU_FIELD);
 	/* 5 before 6: reserved ITT on a read with immediate data. */
 	u = bhs_of(v_scsi_read);
 	set_dlength(&u, 512);

@@ -54,6 +54,9 @@ static int ref_check_bhs(const u8 *b, const struct ixt_pdu_limits *lim,
 	bool reserved_itt = get_unaligned_be32(b + 16) == 0xffffffff;
 	bool f = flags & REF_F;
 
+	*reason = ISCSI_REASON_PROTOCOL_ERROR;
+	if (dlength > lim->max_recv_dlength)
+		return -EMSGSIZE;
 	switch (op) {
 	case REF_NOOP_OUT: case REF_SCSI_CMD: case REF_TMF: case REF_LOGIN:
 	case REF_TEXT: case REF_DATA_OUT: case REF_LOGOUT: case REF_SNACK:
@@ -72,9 +75,6 @@ static int ref_check_bhs(const u8 *b, const struct ixt_pdu_limits *lim,
 	    (dlength && (op == REF_TMF || op == REF_LOGOUT ||
 			 op == REF_SNACK)))
 		return -EPROTO;
-	*reason = ISCSI_REASON_PROTOCOL_ERROR;
-	if (dlength > lim->max_recv_dlength)
-		return -EMSGSIZE;
 	*reason = IXT_REASON_INVALID_PDU_FIELD;
 	if (reserved_itt && op != REF_NOOP_OUT && op != REF_SNACK)
 		return -EPROTO;

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a host that never authenticates can make the target hold, over
+# TCP, with the raw initiator ixt_hostile.py (its cases say what
+# each asserts):
+# - pin_vendor, pin_login_cmd: $pin connections in the login phase, each
+#   a BHS announcing a 16 MiB data segment (a vendor-specific opcode; a
+#   SCSI Command) and a few bytes of it, held open: iscsi_xt's vmalloc
+#   areas grow by less than 64 KiB a connection and MemAvailable drops by
+#   less than 256 KiB a connection (a data segment over the login phase's
+#   8 KiB closes the connection before anything is allocated for it).
+# The TPG: a ramdisk LUN in demo mode, login_timeout 15 s (the default).
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_module
+ixt_require_cmd python3
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+tgt=iqn.2026-11.org.example.hostile:rd
+portal=$IXT_ADDR4_T:3260
+rd=$IXT_CFS/core/rd_mcp_79/ixt_hostile
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+pin=64
+cases=(pin_vendor pin_login_cmd)
+
+cleanup() {
+	ixt_cleanup
+}
+trap cleanup EXIT
+
+# raw CASE...: run ixt_hostile.py against the TPG; its lines in $raw_out.
+raw() {
+	raw_out=$(timeout 600 python3 "$ixt_libdir/ixt_hostile.py" \
+		--target "$tgt" --host "$IXT_ADDR4_T" --conns "$pin" "$@" 2>&1)
+}
+
+ixt_begin $((${#cases[@]} + 2))
+ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
+{
+	mkdir -p "$rd" && echo rd_pages=2048 >"$rd/control" &&
+		echo 1 >"$rd/enable" && mkdir -p "$tpg/lun/lun_0" &&
+		ln -s "$rd" "$tpg/lun/lun_0/ixt_hostile" &&
+		mkdir "$tpg/np/$portal" &&
+		echo 0 >"$tpg/attrib/authentication" &&
+		echo 1 >"$tpg/attrib/generate_node_acls" &&
+		echo 1 >"$tpg/enable"
+} || ktap_exit_fail_msg "cannot configure the target"
+
+ixt_raw_cases "${cases[@]}"
+
+ixt_check "no session is left" ixt_sessions_gone 20
+ixt_cfs_clear
+ixt_unload
+ixt_check "iscsi_xt unloads" [ ! -d /sys/module/iscsi_xt ]
+ixt_finish
