@@ -161,6 +161,7 @@ int ixt_pdu_check_bhs(const struct iscsi_hdr *hdr,
 		      const struct ixt_pdu_limits *lim, u8 *reason);
 int ixt_pdu_parse_ahs(const u8 *ahs, u32 len, struct ixt_pdu_ahs *out,
 		      u8 *reason);
+bool ixt_pdu_cdb_complete(const u8 *cdb, u32 ecdb_len);
 
 /*
  * Serial-number arithmetic on 32-bit sequence numbers (CmdSN, StatSN,

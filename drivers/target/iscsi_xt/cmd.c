@@ -412,6 +412,18 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return 0;
 	}
 	/*
+	 * A CDB longer than what came of it (a variable-length CDB's byte 7
+	 * against the Extended CDB AHS) is a fault of the CDB, answered as
+	 * the device server would answer it: INVALID FIELD IN CDB.
+	 */
+	if (!ixt_pdu_cdb_complete(req->cdb, ahs.ecdb_len)) {
+		pr_warn_ratelimited("%s: CDB 0x%02x refused: longer than the %u bytes received\n",
+				    conn->sess->initiator, req->cdb[0],
+				    ISCSI_CDB_SIZE + ahs.ecdb_len);
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
+		return 0;
+	}
+	/*
 	 * A bidirectional command (R and W) carries the length of its read
 	 * in an AHS, and has data both ways: the target core passes it to
 	 * the backend with both buffers.

@@ -32,6 +32,15 @@
 /* Login stage code 2 is reserved; 3 (full feature) is only a next stage. */
 #define IXT_LOGIN_STAGE_RESERVED	2
 
+/*
+ * A variable-length CDB (SPC-4 4.2.3): operation code 7Fh, and its byte 7
+ * (ADDITIONAL CDB LENGTH) counts the bytes after the first 8. Any other
+ * operation code's group gives the CDB at most 16 bytes.
+ */
+#define IXT_CDB_VARLEN_OPCODE		0x7f
+#define IXT_CDB_VARLEN_ADDL		7
+#define IXT_CDB_VARLEN_HDR		8U
+
 /* Logout reason codes: 0..2 are defined, the rest reserved. */
 #define IXT_LOGOUT_REASON_LAST		ISCSI_LOGOUT_REASON_RECOVERY
 /* SNACK types: 0..3 are defined, the rest reserved. */
@@ -455,4 +464,29 @@ int ixt_pdu_parse_ahs(const u8 *ahs, u32 len, struct ixt_pdu_ahs *out,
 		off += span;
 	}
 	return 0;
+}
+
+/**
+ * ixt_pdu_cdb_complete() - whether a SCSI Command carries its whole CDB
+ * @cdb: the %ISCSI_CDB_SIZE CDB bytes of the BHS.
+ * @ecdb_len: CDB bytes an Extended CDB AHS adds (&ixt_pdu_ahs.ecdb_len),
+ *	0 without one.
+ *
+ * A CDB says how long it is: 6 to 16 bytes by the group of its operation
+ * code, or, for a variable-length CDB (7Fh), 8 bytes plus its ADDITIONAL
+ * CDB LENGTH (byte 7), up to 263. The target core copies that many bytes
+ * from the buffer it is given (scsi_command_size()), so a CDB that claims
+ * more than the 16 + @ecdb_len bytes received must not reach it. Bytes
+ * the AHS adds beyond the CDB's length are not a fault: they are unused.
+ *
+ * Context: Any context.
+ * Return: true if the CDB's own length is at most %ISCSI_CDB_SIZE +
+ * @ecdb_len bytes.
+ */
+bool ixt_pdu_cdb_complete(const u8 *cdb, u32 ecdb_len)
+{
+	if (cdb[0] != IXT_CDB_VARLEN_OPCODE)
+		return true;
+	return IXT_CDB_VARLEN_HDR + cdb[IXT_CDB_VARLEN_ADDL] <=
+	       ISCSI_CDB_SIZE + ecdb_len;
 }

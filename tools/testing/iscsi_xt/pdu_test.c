@@ -1171,6 +1171,54 @@ TEST(parse_ahs_warns_on_bad_length)
 	EXPECT_EQ(reason, UNTOUCHED);
 }
 
+/* The group of every operation code but 7Fh gives at most 16 bytes. */
+TEST(cdb_complete_fixed_lengths)
+{
+	u8 cdb[ISCSI_CDB_SIZE] = { };
+	unsigned int op;
+
+	for (op = 0; op <= 0xff; op++) {
+		if (op == 0x7f)
+			continue;
+		IXT_CASE("opcode %#x", op);
+		cdb[0] = op;
+		cdb[7] = 0xff;
+		EXPECT_TRUE(ixt_pdu_cdb_complete(cdb, 0));
+	}
+}
+
+TEST(cdb_complete_variable_length)
+{
+	static const struct {
+		u8 addl;
+		u32 ecdb_len;
+		bool whole;
+	} cases[] = {
+		{ 0, 0, true },		/* 8 bytes */
+		{ 8, 0, true },		/* 16: all in the BHS */
+		{ 9, 0, false },
+		{ 24, 16, true },	/* WRITE SAME(32) with its AHS */
+		{ 24, 15, false },
+		{ 24, 0, false },
+		{ 24, 244, true },	/* more in the AHS than used */
+		{ 252, 244, true },	/* 260, the most the core takes */
+		{ 252, 4, false },	/* a short Extended CDB AHS */
+		{ 252, 0, false },	/* none at all */
+		{ 253, IXT_PDU_MAX_ECDB_LEN, false },
+		{ 255, IXT_PDU_MAX_ECDB_LEN, false },
+	};
+	u8 cdb[ISCSI_CDB_SIZE] = { 0x7f };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("byte 7 %u, %u AHS bytes", cases[i].addl,
+			 cases[i].ecdb_len);
+		cdb[7] = cases[i].addl;
+		EXPECT_EQ(ixt_pdu_cdb_complete(cdb, cases[i].ecdb_len),
+			  cases[i].whole);
+	}
+}
+
 TEST(sn_order_basics)
 {
 	EXPECT_TRUE(ixt_sn_lt(1, 2));

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What an unauthenticated host can make a target hold.
+"""What an unauthenticated host can make a target hold or read.
 
 A raw initiator over TCP (the client of ixt_iscsi.py) for tcp_hostile.sh:
 
@@ -16,13 +16,20 @@ by less than PIN_VMALLOC_BOUND a connection and MemAvailable
 (/proc/meminfo) drop by less than PIN_AVAIL_BOUND a connection; the
 target must not buffer a data segment over the login phase's
 MaxRecvDataSegmentLength (8192), let alone 16 MiB of one.
+
+varlen_cdb_no_ahs, varlen_cdb_short_ahs: a variable-length CDB (opcode
+0x7f) whose ADDITIONAL CDB LENGTH (byte 7) is 252, a 260-byte CDB, with no
+Extended CDB AHS and with one of 4 bytes: CHECK CONDITION, ILLEGAL
+REQUEST, INVALID FIELD IN CDB (24h/00h), and the session goes on.
 """
 
 import socket
 import sys
 import time
 
-from ixt_iscsi import F_FINAL, OP_VENDOR1, Cases, bhs, cdb10, expect, scsi_cmd
+from ixt_iscsi import (
+    F_FINAL, OP_SCSI_RSP, OP_VENDOR1, Cases, Connection, bhs, cdb10, expect,
+    scsi_cmd)
 
 # What a connection of pin_* may add: vmalloc areas of iscsi_xt, and
 # kernel memory of any kind as MemAvailable sees it (a socket pair, the
@@ -31,6 +38,7 @@ PIN_VMALLOC_BOUND = 64 << 10
 PIN_AVAIL_BOUND = 256 << 10
 PIN_DLENGTH = 0xffffff
 PIN_SENT = 16           # bytes of the data segment sent
+VARLEN_CDB_LEN = 260    # 8 + 252
 
 CASES = Cases()
 case = CASES.case
@@ -120,6 +128,66 @@ def case_pin_login_cmd(ctx):
     phase, on --conns connections: nothing like 16 MiB held each."""
     return pin(ctx, scsi_cmd(F_FINAL | 0x20, 1, PIN_DLENGTH, 1, 0,
                              cdb10(0x2a, 0, 1)), 'SCSI Command in login')
+
+
+def logged_in(ctx):
+    conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+    conn.login(ctx.target)
+    return conn
+
+
+def varlen_cdb(ctx, ecdb_len):
+    """A 0x7f CDB of VARLEN_CDB_LEN bytes by its byte 7, of which only
+    16 + @ecdb_len reach the target: the SCSI Response must be CHECK
+    CONDITION, INVALID FIELD IN CDB; then a NOP and a READ(10) still go."""
+    conn = logged_in(ctx)
+    cdb = bytearray(VARLEN_CDB_LEN)
+    cdb[0], cdb[7] = 0x7f, VARLEN_CDB_LEN - 8
+    hdr = bytearray(scsi_cmd(F_FINAL, conn.next_itt(), 0, conn.take_cmdsn(),
+                             conn.expstatsn, bytes(cdb[:16])))
+    itt = int.from_bytes(hdr[16:20], 'big')
+    ahs = b''
+    if ecdb_len:
+        ahs = (ecdb_len + 1).to_bytes(2, 'big') + b'\x01\x00' + \
+            bytes(cdb[16:16 + ecdb_len])
+        ahs += bytes(-len(ahs) % 4)
+        hdr[4] = len(ahs) // 4
+    for _ in range(3):
+        conn.send_pdu(bytes(hdr) + ahs)
+        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+        sense = rsp.sense
+        # A unit attention first (the LUN is new to the initiator).
+        if not (rsp.scsi_status == 0x02 and sense[2:3] == b'\x06'):
+            break
+        itt = conn.next_itt()
+        hdr[16:20] = itt.to_bytes(4, 'big')
+        hdr[24:28] = conn.take_cmdsn().to_bytes(4, 'big')
+        hdr[28:32] = conn.expstatsn.to_bytes(4, 'big')
+    seen = (f'status 0x{rsp.scsi_status:02x}, sense key '
+            f'0x{sense[2] & 0xf if len(sense) > 2 else 0:x}, ASC/ASCQ '
+            f'{sense[12:14].hex() if len(sense) > 13 else "none"}')
+    expect(rsp.scsi_status == 0x02 and len(sense) > 13 and
+           sense[2] & 0xf == 0x05 and sense[12:14] == b'\x24\x00',
+           f'{seen}, expected CHECK CONDITION, ILLEGAL REQUEST, 2400')
+    conn.nop()
+    status, _ = conn.read(0, 1)
+    expect(status == 0, f'the READ after it: status 0x{status:02x}')
+    conn.logout()
+    return f'{seen}; the session goes on'
+
+
+@case
+def case_varlen_cdb_no_ahs(ctx):
+    """A 260-byte variable-length CDB (0x7f, byte 7 = 252) with no
+    Extended CDB AHS: refused with INVALID FIELD IN CDB, session goes on."""
+    return varlen_cdb(ctx, 0)
+
+
+@case
+def case_varlen_cdb_short_ahs(ctx):
+    """The same CDB with an Extended CDB AHS of only 4 more bytes: refused
+    with INVALID FIELD IN CDB, the session goes on."""
+    return varlen_cdb(ctx, 4)
 
 
 def main():

@@ -1,15 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What a host that never authenticates can make the target hold, over
-# TCP, with the raw initiator ixt_hostile.py (its cases say what
-# each asserts):
+# What a host that never authenticates can make the target hold and
+# read, over TCP, with the raw initiator ixt_hostile.py (its cases say
+# what each asserts):
 # - pin_vendor, pin_login_cmd: $pin connections in the login phase, each
 #   a BHS announcing a 16 MiB data segment (a vendor-specific opcode; a
 #   SCSI Command) and a few bytes of it, held open: iscsi_xt's vmalloc
 #   areas grow by less than 64 KiB a connection and MemAvailable drops by
 #   less than 256 KiB a connection (a data segment over the login phase's
-#   8 KiB closes the connection before anything is allocated for it).
+#   8 KiB closes the connection before anything is allocated for it);
+# - varlen_cdb_no_ahs, varlen_cdb_short_ahs: a variable-length CDB whose
+#   byte 7 makes it 260 bytes long, with 16 of them or 20 received:
+#   CHECK CONDITION, INVALID FIELD IN CDB, the session goes on (the
+#   target core would otherwise copy 260 bytes from a 16- or 20-byte
+#   buffer).
 # The TPG: a ramdisk LUN in demo mode, login_timeout 15 s (the default).
 
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +29,7 @@ portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_79/ixt_hostile
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
-cases=(pin_vendor pin_login_cmd)
+cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs)
 
 cleanup() {
 	ixt_cleanup
