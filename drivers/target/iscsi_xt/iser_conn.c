@@ -451,8 +451,8 @@ static void ixt_iser_ffp_prepare(struct ixt_conn *conn, u32 *window)
 	have = ixt_iser_rx_grow(ic, *window * per_cmd + unexp);
 	fit = have > unexp ? (have - unexp) / per_cmd : 1;
 	if (fit < *window) {
-		pr_info("%pISpc: command window %u, for the %u receives posted\n",
-			&conn->peer, max(fit, 1U), have);
+		pr_info_ratelimited("%pISpc: command window %u, for the %u receives posted\n",
+				    &conn->peer, max(fit, 1U), have);
 		*window = max(fit, 1U);
 	}
 }

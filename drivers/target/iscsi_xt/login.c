@@ -611,8 +611,8 @@ static u16 ixt_login_join(struct ixt_conn *conn)
 		}
 	}
 	ixt_stat_login_accept(login->tpg->tiqn);
-	pr_info("%s: connection CID %u joined session TSIH %u from %pISpc\n",
-		sess->initiator, conn->cid, sess->tsih, &conn->peer);
+	pr_info_ratelimited("%s: connection CID %u joined session TSIH %u from %pISpc\n",
+			    sess->initiator, conn->cid, sess->tsih, &conn->peer);
 	return 0;
 }
 
@@ -658,9 +658,13 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 		ixt_sess_window_start(sess, depth);
 	if (login->tpg)
 		ixt_stat_login_accept(login->tpg->tiqn);
-	pr_info("%s: %s session TSIH %u logged in from %pISpc\n",
-		sess->initiator, sess->discovery ? "discovery" : "normal",
-		sess->tsih, &conn->peer);
+	/* Apart, so that discovery sessions cannot crowd normal ones out. */
+	if (sess->discovery)
+		pr_info_ratelimited("%s: discovery session TSIH %u logged in from %pISpc\n",
+				    sess->initiator, sess->tsih, &conn->peer);
+	else
+		pr_info_ratelimited("%s: normal session TSIH %u logged in from %pISpc\n",
+				    sess->initiator, sess->tsih, &conn->peer);
 	return 0;
 }
 

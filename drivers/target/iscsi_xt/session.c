@@ -284,8 +284,8 @@ int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn)
 		set_bit(IXT_CONN_F_REPLACED, &old->flags);
 		ixt_conn_close(old);
 		mutex_unlock(&ixt_sess_mutex);
-		pr_info("%s: reinstating connection CID %u of session TSIH %u\n",
-			sess->initiator, conn->cid, sess->tsih);
+		pr_info_ratelimited("%s: reinstating connection CID %u of session TSIH %u\n",
+				    sess->initiator, conn->cid, sess->tsih);
 		if (!wait_event_timeout(ixt_sess_wq,
 					!ixt_sess_has_cid(sess, conn->cid),
 					IXT_REINSTATE_WAIT_SECS * HZ))
@@ -348,9 +348,13 @@ static void ixt_sess_core_end(struct ixt_sess *sess, struct ixt_conn *conn)
 static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	ixt_sess_core_end(sess, conn);
-	pr_info("%s session of %s, TSIH %u, closed\n",
-		sess->discovery ? "discovery" : "normal", sess->initiator,
-		sess->tsih);
+	/* Apart, so that discovery sessions cannot crowd normal ones out. */
+	if (sess->discovery)
+		pr_info_ratelimited("discovery session of %s, TSIH %u, closed\n",
+				    sess->initiator, sess->tsih);
+	else
+		pr_info_ratelimited("normal session of %s, TSIH %u, closed\n",
+				    sess->initiator, sess->tsih);
 	mutex_lock(&ixt_sess_mutex);
 	list_del_init(&sess->ending_entry);
 	mutex_unlock(&ixt_sess_mutex);
@@ -564,11 +568,12 @@ void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
 	mutex_unlock(&ixt_sess_mutex);
 	if (!old)
 		return;
-	pr_info("%s: reinstating session TSIH %u\n", initiator, old->tsih);
+	pr_info_ratelimited("%s: reinstating session TSIH %u\n", initiator,
+			    old->tsih);
 	if (!wait_for_completion_timeout(&old->gone,
 					 IXT_REINSTATE_WAIT_SECS * HZ))
-		pr_warn("%s: commands of session TSIH %u still in the backend; the new session goes ahead\n",
-			initiator, old->tsih);
+		pr_warn_ratelimited("%s: commands of session TSIH %u still in the backend; the new session goes ahead\n",
+				    initiator, old->tsih);
 	ixt_sess_put(old);
 }
 

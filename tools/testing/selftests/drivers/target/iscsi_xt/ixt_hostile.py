@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What an unauthenticated host can make a target hold or read.
+"""What an unauthenticated host can make a target hold, read or log.
 
 A raw initiator over TCP (the client of ixt_iscsi.py) for tcp_hostile.sh:
 
@@ -21,15 +21,27 @@ varlen_cdb_no_ahs, varlen_cdb_short_ahs: a variable-length CDB (opcode
 0x7f) whose ADDITIONAL CDB LENGTH (byte 7) is 252, a 260-byte CDB, with no
 Extended CDB AHS and with one of 4 bytes: CHECK CONDITION, ILLEGAL
 REQUEST, INVALID FIELD IN CDB (24h/00h), and the session goes on.
+
+flood: --conns connections, --parallel at a time, in turn a login to an
+unknown target, a discovery session (SendTargets=All, Logout), a login
+to the TPG cut off in the middle, a normal session (demo mode) cut off
+without a Logout, and a vendor opcode with a data segment in the login
+phase. Every one must get its answer, and no message of the kernel log
+(/dev/kmsg, names and numbers masked: about one a call site) may come
+more often than printk_ratelimited() lets a call site log: 10 lines in
+5 s, so at most 30 in any 10 s.
 """
 
+import os
+import re
 import socket
 import sys
+import threading
 import time
 
 from ixt_iscsi import (
-    F_FINAL, OP_SCSI_RSP, OP_VENDOR1, Cases, Connection, bhs, cdb10, expect,
-    scsi_cmd)
+    F_FINAL, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
+    Connection, Fail, bhs, cdb10, expect, login_flags, scsi_cmd)
 
 # What a connection of pin_* may add: vmalloc areas of iscsi_xt, and
 # kernel memory of any kind as MemAvailable sees it (a socket pair, the
@@ -190,10 +202,166 @@ def case_varlen_cdb_short_ahs(ctx):
     return varlen_cdb(ctx, 4)
 
 
+def login_rsp(conn):
+    rsp = conn.recv_pdu()
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP, f'login: {rsp}')
+    return rsp
+
+
+def flood_unknown_target(ctx, conn):
+    keys = conn.leading_keys(ctx.target + '.nonexistent')
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+           rsp.status == 0x0203, f'unknown target: {rsp}')
+    conn.expect_closed()
+
+
+def flood_discovery(ctx, conn):
+    keys = [('InitiatorName', conn.initiator), ('SessionType', 'Discovery'),
+            ('AuthMethod', 'None')]
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+           f'discovery login: {rsp}')
+    conn.login_operational([('HeaderDigest', 'None'),
+                            ('DataDigest', 'None'),
+                            ('MaxRecvDataSegmentLength', '8192')])
+    keys, _ = conn.text([('SendTargets', 'All')])
+    expect(('TargetName', ctx.target) in keys, f'SendTargets: {keys}')
+    conn.logout()
+
+
+def flood_cut_login(ctx, conn):
+    rsp = conn.login_pdu(login_flags(SEC), conn.leading_keys(ctx.target))
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+           f'login: {rsp}')
+    conn.close()
+
+
+def flood_cut_session(ctx, conn):
+    conn.login(ctx.target)
+    conn.close()
+
+
+def flood_bad_pdu(ctx, conn):
+    conn.send_pdu(bhs(OP_VENDOR1 | 0x40, F_FINAL, itt=1), bytes(PIN_SENT))
+    rsp = conn.recv_pdu()
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+           rsp.status == 0x0200, f'a vendor opcode in login: {rsp}')
+    conn.expect_closed()
+
+
+FLOOD = (flood_unknown_target, flood_discovery, flood_cut_login,
+         flood_cut_session, flood_bad_pdu)
+
+# printk_ratelimited(): at most LOG_BURST lines a call site in LOG_INTERVAL
+# seconds, and one "callbacks suppressed" line when it let some go; so at
+# most LOG_BURST * (W / LOG_INTERVAL + 1) lines of one message in any W
+# seconds.
+LOG_BURST, LOG_INTERVAL, LOG_WINDOW = 10, 5, 10
+
+
+def kmsg_open():
+    """/dev/kmsg, read from its end on."""
+    fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
+def kmsg_read(fd):
+    """The kernel log records since kmsg_open(): [(seconds, message)]."""
+    out = []
+    while True:
+        try:
+            rec = os.read(fd, 8192).decode(errors='replace')
+        except BlockingIOError:
+            break
+        except BrokenPipeError:     # overwritten records: skip them
+            continue
+        head, _, msg = rec.partition(';')
+        out.append((int(head.split(',')[2]) / 1e6, msg.split('\n')[0]))
+    os.close(fd)
+    return out
+
+
+def template(msg):
+    """@msg with every word holding a digit, a dot or a colon (names,
+    addresses, numbers) as #: one template per call site, nearly."""
+    return ' '.join('#' if re.search(r'[0-9.:]', w) else w
+                    for w in msg.split())
+
+
+def busiest(lines, window):
+    """The template logged most often in any @window seconds, and how
+    often."""
+    times = {}
+    for t, msg in lines:
+        times.setdefault(template(msg), []).append(t)
+    best, most = '', 0
+    for tpl, ts in times.items():
+        first = 0
+        for last, t in enumerate(ts):
+            while t - ts[first] > window:
+                first += 1
+            if last - first + 1 > most:
+                best, most = tpl, last - first + 1
+    return best, most, len(times)
+
+
+def flood_worker(ctx, todo, errors):
+    while True:
+        try:
+            i = todo.pop()
+        except IndexError:
+            return
+        try:
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+            # Each its own ISID: no session reinstates another.
+            conn.isid = 0x800000000000 | (os.getpid() << 10 | i) & 0xffffff
+            try:
+                FLOOD[i % len(FLOOD)](ctx, conn)
+            finally:
+                conn.close()
+        except (Fail, OSError) as err:
+            errors.append(f'{FLOOD[i % len(FLOOD)].__name__}: {err}')
+
+
+@case
+def case_flood(ctx):
+    """--conns connections, --parallel at a time: logins to an unknown
+    target, discovery sessions, logins and sessions cut off, vendor
+    opcodes in the login phase, in turn; each answered as it should be,
+    and no message they cause logged more than printk_ratelimited()
+    allows (LOG_BURST in LOG_INTERVAL seconds a call site)."""
+    fd = kmsg_open()
+    todo, errors = list(range(ctx.conns)), []
+    t0 = time.monotonic()
+    workers = [threading.Thread(target=flood_worker,
+                                args=(ctx, todo, errors))
+               for _ in range(ctx.parallel)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    took = time.monotonic() - t0
+    time.sleep(1)       # the last sessions' "closed" lines
+    lines = kmsg_read(fd)
+    tpl, most, sites = busiest(lines, LOG_WINDOW)
+    bound = LOG_BURST * (LOG_WINDOW // LOG_INTERVAL + 1)
+    seen = (f'{ctx.conns} connections in {took:.1f} s, {len(errors)} not '
+            f'answered right; {len(lines)} kernel log lines '
+            f'({len(lines) / took:.1f}/s) of {sites} kinds, the busiest '
+            f'{most} times in {LOG_WINDOW} s: "{tpl}"')
+    expect(not errors, f'{seen}; {errors[0] if errors else ""}')
+    expect(most <= bound, f'{seen}: over {bound}')
+    return seen
+
+
 def main():
     def options(ap):
         ap.add_argument('--conns', type=int, default=64,
-                        help='connections a pin_ case opens')
+                        help='connections a pin_ case or the flood opens')
+        ap.add_argument('--parallel', type=int, default=8,
+                        help='flood: connections at a time')
         ap.add_argument('--settle', type=float, default=3.0,
                         help='pin_: seconds before measuring')
     return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-hostile',

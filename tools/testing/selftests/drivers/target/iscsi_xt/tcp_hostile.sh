@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What a host that never authenticates can make the target hold and
-# read, over TCP, with the raw initiator ixt_hostile.py (its cases say
-# what each asserts):
+# What a host that never authenticates can make the target hold, read and
+# log, over TCP, with the raw initiator ixt_hostile.py (its cases say what
+# each asserts):
 # - pin_vendor, pin_login_cmd: $pin connections in the login phase, each
 #   a BHS announcing a 16 MiB data segment (a vendor-specific opcode; a
 #   SCSI Command) and a few bytes of it, held open: iscsi_xt's vmalloc
@@ -14,7 +14,12 @@
 #   byte 7 makes it 260 bytes long, with 16 of them or 20 received:
 #   CHECK CONDITION, INVALID FIELD IN CDB, the session goes on (the
 #   target core would otherwise copy 260 bytes from a 16- or 20-byte
-#   buffer).
+#   buffer);
+# - flood: $flood connections, 8 at a time: logins to an unknown target,
+#   discovery sessions, logins and normal sessions (demo mode) cut off,
+#   vendor opcodes in the login phase; no message they cause is logged
+#   more often than printk_ratelimited() allows a call site (10 lines in
+#   5 s, so at most 30 in any 10 s).
 # The TPG: a ramdisk LUN in demo mode, login_timeout 15 s (the default).
 
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +34,8 @@ portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_79/ixt_hostile
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
-cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs)
+flood=300
+cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs flood)
 
 cleanup() {
 	ixt_cleanup
@@ -54,7 +60,8 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]}"
+ixt_raw_cases "${cases[@]:0:4}"
+pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
 ixt_cfs_clear
