@@ -176,9 +176,12 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 /**
  * ixt_conn_tx_done() - a transport has sent a PDU in full
  * @conn: the connection.
- * @pdu: the PDU; freed here.
+ * @pdu: the PDU; freed here. Every PDU queued to a live connection ends
+ *	here (an RDMA transport's Data-In once its RDMA WRITEs are posted),
+ *	or the send queue's count (ixt_conn_tx_full()) never comes down.
  *
- * Context: Process context (the transport's transmit work).
+ * Context: Any context but hard IRQ: the transport's transmit work, its
+ * completion handlers, or under its send queue's lock.
  */
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {

@@ -541,8 +541,8 @@ static int ixt_iser_chain_build(struct ixt_iser_conn *ic,
  * or free it, and @x with its command: neither is touched after that
  * post. The last RDMA WRITEs of a Data-In take the Send behind them in
  * the same post when they can (ixt_iser_chain_build()). A Data-In PDU is
- * freed once posted (the command keeps its buffer, mapped, until its
- * response has completed). Returns true once the last work request is
+ * done once posted (ixt_conn_tx_done(): the command keeps its buffer,
+ * mapped, until its response has completed). Returns true once the last work request is
  * posted, false when the transfer waits for slots or the connection
  * failed (the entries then stay linked, for the teardown to free).
  */
@@ -621,7 +621,7 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 	if (tx)
 		atomic64_inc(&ixt_iser_stats.chained_sends);
 	if (!read)
-		ixt_tx_pdu_free(pdu);
+		ixt_conn_tx_done(&ic->conn, pdu);
 	return true;
 
 out_fail:
