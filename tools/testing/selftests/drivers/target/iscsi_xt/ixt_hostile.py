@@ -41,7 +41,8 @@ import time
 
 from ixt_iscsi import (
     F_FINAL, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
-    Connection, Fail, bhs, cdb10, expect, login_flags, scsi_cmd)
+    Connection, Fail, bhs, cdb10, expect, kmsg_mark, kmsg_since,
+    login_flags, scsi_cmd)
 
 # What a connection of pin_* may add: vmalloc areas of iscsi_xt, and
 # kernel memory of any kind as MemAvailable sees it (a socket pair, the
@@ -260,29 +261,6 @@ FLOOD = (flood_unknown_target, flood_discovery, flood_cut_login,
 LOG_BURST, LOG_INTERVAL, LOG_WINDOW = 10, 5, 10
 
 
-def kmsg_open():
-    """/dev/kmsg, read from its end on."""
-    fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
-    os.lseek(fd, 0, os.SEEK_END)
-    return fd
-
-
-def kmsg_read(fd):
-    """The kernel log records since kmsg_open(): [(seconds, message)]."""
-    out = []
-    while True:
-        try:
-            rec = os.read(fd, 8192).decode(errors='replace')
-        except BlockingIOError:
-            break
-        except BrokenPipeError:     # overwritten records: skip them
-            continue
-        head, _, msg = rec.partition(';')
-        out.append((int(head.split(',')[2]) / 1e6, msg.split('\n')[0]))
-    os.close(fd)
-    return out
-
-
 def template(msg):
     """@msg with every word holding a digit, a dot or a colon (names,
     addresses, numbers) as #: one template per call site, nearly."""
@@ -332,7 +310,7 @@ def case_flood(ctx):
     opcodes in the login phase, in turn; each answered as it should be,
     and no message they cause logged more than printk_ratelimited()
     allows (LOG_BURST in LOG_INTERVAL seconds a call site)."""
-    fd = kmsg_open()
+    fd = kmsg_mark()
     todo, errors = list(range(ctx.conns)), []
     t0 = time.monotonic()
     workers = [threading.Thread(target=flood_worker,
@@ -344,7 +322,7 @@ def case_flood(ctx):
         w.join()
     took = time.monotonic() - t0
     time.sleep(1)       # the last sessions' "closed" lines
-    lines = kmsg_read(fd)
+    lines = kmsg_since(fd)
     tpl, most, sites = busiest(lines, LOG_WINDOW)
     bound = LOG_BURST * (LOG_WINDOW // LOG_INTERVAL + 1)
     seen = (f'{ctx.conns} connections in {took:.1f} s, {len(errors)} not '

@@ -617,6 +617,34 @@ class Connection:
             return pdu.scsi_status, bytes(buf)
 
 
+# The kernel log, for the cases that run in the target's own VM.
+
+def kmsg_mark():
+    """/dev/kmsg opened at its end: kmsg_since() reads what follows."""
+    fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
+def kmsg_since(fd):
+    """The kernel log records since kmsg_mark() gave @fd, which it
+    closes: [(seconds since boot, first line of the message)]."""
+    out = []
+    try:
+        while True:
+            try:
+                rec = os.read(fd, 8192).decode(errors='replace')
+            except BlockingIOError:
+                break
+            except BrokenPipeError:     # overwritten records: skip them
+                continue
+            head, _, msg = rec.partition(';')
+            out.append((int(head.split(',')[2]) / 1e6, msg.split('\n')[0]))
+    finally:
+        os.close(fd)
+    return out
+
+
 # What the raw initiators' cases share.
 
 def login_checked(conn, target, keys=None, **want):

@@ -594,18 +594,25 @@ def case_imm_over_fbl(ctx):
     return lun_unchanged(ctx, run)
 
 
+def unsol_write(ctx):
+    """A connection with InitialR2T=No and FirstBurstLength 4096, and the
+    ITT of a write of BAD_BLOCKS at BAD_LBA sent on it, its unsolicited
+    data to come, the rest to be read from 4 KiB into the data MR."""
+    conn = logged_in(ctx, UNSOL, InitialR2T='No', FirstBurstLength='4096')
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK,
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x2a, BAD_LBA, BAD_BLOCKS)),
+                  ctrl=ctrl_hdr(conn.data_mr.rkey, conn.data_mr.buf + 4096))
+    return conn, itt
+
+
 @case
 def case_unsol_over_fbl(ctx):
     """InitialR2T=No, FirstBurstLength 4096: an unsolicited Data-Out of
     4608 bytes at offset 0: Reject 0x04, closed; the LUN unchanged."""
     def run():
-        conn = logged_in(ctx, UNSOL, InitialR2T='No', FirstBurstLength='4096')
-        itt = conn.next_itt()
-        conn.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK,
-                               conn.take_cmdsn(), conn.expstatsn,
-                               cdb10(0x2a, BAD_LBA, BAD_BLOCKS)),
-                      ctrl=ctrl_hdr(conn.data_mr.rkey,
-                                    conn.data_mr.buf + 4096))
+        conn, itt = unsol_write(ctx)
         sent = conn.send_pdu(data_out(itt, RESERVED_TAG, conn.expstatsn, 0, 0),
                              b'u' * 4608)
         rej = conn.recv_expect(OP_REJECT)
@@ -623,13 +630,7 @@ def case_unsol_swapped_datasn(ctx):
     sent (RFC 7143 section 11.7.5), so the first is a protocol error:
     Reject 0x04 carrying it, closed; the LUN unchanged."""
     def run():
-        conn = logged_in(ctx, UNSOL, InitialR2T='No', FirstBurstLength='4096')
-        itt = conn.next_itt()
-        conn.send_pdu(scsi_cmd(F_WRITE, itt, BAD_BLOCKS * BLOCK,
-                               conn.take_cmdsn(), conn.expstatsn,
-                               cdb10(0x2a, BAD_LBA, BAD_BLOCKS)),
-                      ctrl=ctrl_hdr(conn.data_mr.rkey,
-                                    conn.data_mr.buf + 4096))
+        conn, itt = unsol_write(ctx)
         sent = conn.send_pdu(data_out(itt, RESERVED_TAG, conn.expstatsn, 1, 0,
                                       final=False), b'u' * BLOCK)
         try:

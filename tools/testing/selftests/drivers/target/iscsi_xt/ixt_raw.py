@@ -36,8 +36,8 @@ from ixt_iscsi import (
     login_flags, login_req, logout_req, nop_out, op_keys, reverse, scsi_cmd,
     text_req, tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
-    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, login_checked, no_data,
-    nop_logout, pattern_kept, read_back)
+    OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, kmsg_mark, kmsg_since,
+    login_checked, no_data, nop_logout, pattern_kept, read_back)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -1379,30 +1379,6 @@ def case_mcs_abort_across(ctx):
     return lun_unchanged(ctx, body)
 
 
-def kmsg_mark():
-    """/dev/kmsg opened at its end: kmsg_since() reads what follows."""
-    fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
-    os.lseek(fd, 0, os.SEEK_END)
-    return fd
-
-
-def kmsg_since(fd):
-    """The kernel log lines since kmsg_mark() gave @fd, which it closes."""
-    lines = []
-    try:
-        while True:
-            try:
-                rec = os.read(fd, 8192)
-            except BlockingIOError:
-                break
-            except BrokenPipeError:     # overwritten records: go on
-                continue
-            lines.append(rec.decode(errors='replace').split(';', 1)[-1])
-    finally:
-        os.close(fd)
-    return lines
-
-
 def slab_checked(fd):
     """Has SLUB check every kmalloc cache, free objects included (what
     slub_debug=P poisoned when freed must be intact), and fails on what it,
@@ -1416,7 +1392,7 @@ def slab_checked(fd):
                     f.write('1')
             except OSError:
                 pass                    # no SLUB debugging: logs only
-    bad = [ln.strip() for ln in kmsg_since(fd)
+    bad = [ln.strip() for _, ln in kmsg_since(fd)
            if any(w in ln for w in ('BUG', 'Poison', 'KFENCE', 'Oops',
                                     'general protection', 'WARNING'))]
     expect(not bad, f'the kernel logged: {bad[:3]}')

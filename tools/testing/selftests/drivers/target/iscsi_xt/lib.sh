@@ -852,6 +852,28 @@ ixt_iser_missing() {
 	modprobe -q ib_iser || echo "no iSER initiator (ib_iser)"
 }
 
+# ixt_iser_raw_missing: why the raw iSER initiator (ixt_iser_raw.py, over
+# pyverbs) cannot reach the target under test here (iscsi_xt's iSER
+# transport, or LIO's ib_isert with IXT_TARGET=lio), or nothing when it can.
+ixt_iser_raw_missing() {
+	local ko
+
+	if [ "$IXT_TARGET" = lio ]; then
+		modinfo -n ib_isert >/dev/null 2>&1 ||
+			{ echo "LIO's ib_isert is not available"; return; }
+	else
+		ko=$(ixt_iser_ko)
+		[ -n "$ko" ] && [ -f "$ko" ] ||
+			{ echo "iscsi_xt_iser is not built"; return; }
+	fi
+	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
+		{ echo "no RDMA device"; return; }
+	"$ixt_py" -c 'import pyverbs.cmid' 2>/dev/null ||
+		{ echo "no pyverbs for $ixt_py"; return; }
+	modprobe -q ib_uverbs && modprobe -q rdma_ucm ||
+		echo "no RDMA from user space (ib_uverbs, rdma_ucm)"
+}
+
 # iscsi_xt and its iSER transport, after the RDMA modules it needs.
 ixt_insmod_iser() {
 	local ko

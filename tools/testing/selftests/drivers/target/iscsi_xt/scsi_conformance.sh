@@ -49,25 +49,6 @@ spc2_cases=(spc2_release_on_logout spc2_release_on_logout_new_isid
 owners=(iscsi_xt target_core_mod)
 loop=
 
-# Why iSER cannot run here, or nothing when it can.
-iser_missing() {
-	local ko
-
-	[ "$IXT_TARGET" = lio ] && modinfo -n ib_isert >/dev/null 2>&1 &&
-		return
-	if [ "$IXT_TARGET" = xt ]; then
-		ko=$(ixt_iser_ko)
-		[ -n "$ko" ] && [ -f "$ko" ] ||
-			{ echo "iscsi_xt_iser is not built"; return; }
-	fi
-	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
-		{ echo "no RDMA device"; return; }
-	"$ixt_py" -c 'import pyverbs.cmid' 2>/dev/null ||
-		{ echo "no pyverbs for $ixt_py"; return; }
-	modprobe -q ib_uverbs && modprobe -q rdma_ucm ||
-		echo "no RDMA from user space (ib_uverbs, rdma_ucm)"
-}
-
 cleanup() {
 	ixt_cleanup
 	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
@@ -118,7 +99,7 @@ acls() {
 	done
 }
 
-iser=$(iser_missing)
+iser=$(ixt_iser_raw_missing)
 ixt_begin $((2 * ${#resid_cases[@]} * 2 + 2 * ${#spc2_cases[@]} + 3))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_work || ktap_exit_fail_msg "no work directory"

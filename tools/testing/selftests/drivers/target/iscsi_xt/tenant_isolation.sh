@@ -44,21 +44,6 @@ ini_a=iqn.2026-11.org.example:ixt-tenant-a
 ini_b=iqn.2026-11.org.example:ixt-tenant-b
 mapfile -t cases < <(python3 "$ixt_libdir/ixt_isolation.py" --list)
 
-# Why iSER cannot run here, or nothing when it can.
-iser_missing() {
-	local ko
-
-	ko=$(ixt_iser_ko)
-	[ -n "$ko" ] && [ -f "$ko" ] ||
-		{ echo "iscsi_xt_iser is not built"; return; }
-	ls /sys/class/infiniband/*/ports >/dev/null 2>&1 ||
-		{ echo "no RDMA device"; return; }
-	"$ixt_py" -c 'import pyverbs.cmid' 2>/dev/null ||
-		{ echo "no pyverbs for $ixt_py"; return; }
-	modprobe -q ib_uverbs && modprobe -q rdma_ucm ||
-		echo "no RDMA from user space (ib_uverbs, rdma_ucm)"
-}
-
 trap ixt_cleanup EXIT
 
 # raw CASE...: the cases over the transport $raw_client, their lines in
@@ -76,7 +61,7 @@ acl() {
 		ln -s "$tpg/lun/lun_$2" "$tpg/acls/$1/lun_0/lun0"
 }
 
-iser=$(iser_missing)
+iser=$(ixt_iser_raw_missing)
 ixt_begin $((2 * ${#cases[@]} + 2))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_load pool_mb=17 || ktap_exit_fail_msg "cannot load iscsi_xt with pool_mb=17"
