@@ -27,6 +27,10 @@
 #                      a verdict (scripts/soak.sh); not part of make check
 #   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
 #                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
+#   make debug-kernel  the VM's debug kernel (KASAN, KFENCE, lockdep, kmemleak,
+#                      UBSAN...) built once from linux-source-6.12 with
+#                      scripts/debug-kernel.config into build/debug-kernel/KEY/
+#                      (scripts/debug-kernel.sh; long: not part of make check)
 #
 # IXT_FAULT_INJECT=1 builds the modules with allocation fault injection
 # (drivers/target/iscsi_xt/fault.c), as make kselftest does; make, make
@@ -89,6 +93,9 @@ uninstall:
 
 setup:
 	scripts/setup.sh $(BUILD)
+
+debug-kernel:
+	scripts/debug-kernel.sh $(BUILD)
 
 # Build checks: W=1 and sparse (C=2 checks every file), checkpatch --strict
 # and kernel-doc, each failing on any message about our files.
@@ -156,6 +163,6 @@ soak:
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
-.PHONY: all modules clean-module clean install uninstall deb dkms-abi setup build-check \
-	checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check check-full demo \
-	soak bench
+.PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
+	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
+	check-full demo soak bench
