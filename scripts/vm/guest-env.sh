@@ -4,7 +4,8 @@
 #
 # - /lib/modules/$(uname -r): the unpacked Debian kernel tree from the cache,
 #   with the link to its headers that their package makes (build), which
-#   DKMS builds against
+#   DKMS builds against; IXT_KERNEL_DIR's instead when run.sh booted another
+#   kernel (its siw.ko then the tree's own)
 # - configfs, /etc/target/{pr,alua} (before target_core_mod loads: LIO and we
 #   both fail every persistent-reservation command without them)
 # - the system D-Bus (targetcli's backstore tree asks it)
@@ -29,7 +30,7 @@ ixt_env_setup() {
 	kver=$(uname -r)
 
 	mkdir -p "/lib/modules/$kver"
-	mount --bind "$IXT_BUILD/kernel/lib/modules/$kver" "/lib/modules/$kver" ||
+	mount --bind "${IXT_KERNEL_DIR:-$IXT_BUILD/kernel}/lib/modules/$kver" "/lib/modules/$kver" ||
 		ixt_env_die "cannot bind the module tree"
 	# In the overlay: the host's copy stays as setup.sh unpacked it.
 	[ -e "/lib/modules/$kver/build" ] || [ ! -d "/usr/src/linux-headers-$kver" ] ||
@@ -126,7 +127,11 @@ ixt_session_disks() {
 export IXT_ADDR4_T=192.0.2.1 IXT_ADDR4_I=192.0.2.2
 export IXT_ADDR6_T=2001:db8::1 IXT_ADDR6_I=2001:db8::2
 export IXT_IN_VM=1
-export IXT_SIW_KO=$IXT_BUILD/siw/siw.ko
+if [ -n "${IXT_KERNEL_DIR:-}" ]; then
+	export IXT_SIW_KO=$IXT_KERNEL_DIR/lib/modules/$(uname -r)/kernel/drivers/infiniband/sw/siw/siw.ko
+else
+	export IXT_SIW_KO=$IXT_BUILD/siw/siw.ko
+fi
 export IXT_RDMA=${IXT_RDMA:-rxe}
 export IXT_RDMA_DEV=${IXT_RDMA}0
 export IXT_KO=${IXT_KO:-$IXT_TOP/drivers/target/iscsi_xt/iscsi_xt.ko}

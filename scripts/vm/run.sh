@@ -23,6 +23,11 @@
 # IXT_TRANSPORTS ("tcp iser" by default), IXT_MUTATE_SECONDS,
 # IXT_MUTATE_SEED and IXT_MUTATE_ARGS reach the tests that read them
 # (mutate.sh).
+#
+# IXT_KERNEL_DIR boots another kernel tree laid out like build/kernel
+# (KVER, boot/vmlinuz-KVER, lib/modules/KVER/), such as the debug kernel
+# scripts/debug-kernel.sh installs; its initramfs is initramfs-KVER.cpio.gz
+# and the guest binds its module tree (scripts/vm/guest-env.sh).
 
 set -euo pipefail
 
@@ -48,12 +53,14 @@ shift $((OPTIND - 1))
 script=$(realpath "$1")
 shift
 name=${name:-$(basename "$script" .sh)}
-kver=$(cat "$build/kernel/KVER")
-kernel=$build/kernel/boot/vmlinuz-$kver
-initrd=$build/vm/initramfs.cpio.gz
+ktree=$build/kernel
+[ -z "${IXT_KERNEL_DIR:-}" ] || ktree=$(realpath "$IXT_KERNEL_DIR")
+kver=$(cat "$ktree/KVER")
+kernel=$ktree/boot/vmlinuz-$kver
+initrd=$build/vm/initramfs${IXT_KERNEL_DIR:+-$kver}.cpio.gz
 out=$build/vm/$name
 
-"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$initrd"
+"$top/scripts/vm/mkinitramfs.sh" "$ktree" "$initrd"
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -71,6 +78,8 @@ mkdir -p "$out"
 		"IXT_MUTATE_SECONDS=$(printf %q "${IXT_MUTATE_SECONDS:-}")" \
 		"IXT_MUTATE_SEED=$(printf %q "${IXT_MUTATE_SEED:-}")" \
 		"IXT_MUTATE_ARGS=$(printf %q "${IXT_MUTATE_ARGS:-}")"
+	[ -z "${IXT_KERNEL_DIR:-}" ] ||
+		echo "export IXT_KERNEL_DIR=$(printf %q "$ktree")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"
