@@ -173,6 +173,13 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 	spin_unlock_bh(&conn->sn_lock);
 }
 
+/* The send queue is down to half its bound, in PDUs and in bytes. */
+static bool ixt_conn_tx_below_half(struct ixt_conn *conn)
+{
+	return atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
+	       atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2;
+}
+
 /**
  * ixt_conn_tx_done() - a transport has sent a PDU in full
  * @conn: the connection.
@@ -194,8 +201,7 @@ void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 	ixt_tx_pdu_free(pdu);
 	/* The transport's shutdown waits for us before it stops reading. */
 	if (test_bit(IXT_CONN_F_TX_WAIT, &conn->flags) &&
-	    atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
-	    atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2 &&
+	    ixt_conn_tx_below_half(conn) &&
 	    test_and_clear_bit(IXT_CONN_F_TX_WAIT, &conn->flags))
 		conn->ops->rx_resume(conn);
 }
@@ -235,8 +241,7 @@ bool ixt_conn_tx_full(struct ixt_conn *conn)
 	set_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
 	/* Pairs with the done side: either it sees the bit or we its sends. */
 	smp_mb__after_atomic();
-	if (atomic_read(&conn->tx_pdus) > IXT_CONN_TX_MAX_PDUS / 2 ||
-	    atomic_read(&conn->tx_bytes) > IXT_CONN_TX_MAX_BYTES / 2)
+	if (!ixt_conn_tx_below_half(conn))
 		return true;
 	clear_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
 	return false;

@@ -525,7 +525,9 @@ static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 		if (ret <= 0)
 			return ret ? ret : -EAGAIN;
 		tc->tx_off += ret;
-		ixt_conn_tx_progress(&tc->conn);
+		/* A PDU sent in full stamps the queue in ixt_conn_tx_done(). */
+		if (tc->tx_off < total)
+			ixt_conn_tx_progress(&tc->conn);
 	}
 	return 0;
 }
