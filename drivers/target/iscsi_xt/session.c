@@ -48,6 +48,17 @@ module_param(window_goal_us, uint, 0644);
 MODULE_PARM_DESC(window_goal_us,
 		 "Backend response time (us) each session's command window adapts to stay under; 0 keeps the window at the ACL's queue depth, as LIO (default 10000)");
 
+/*
+ * Discovery sessions at once, over all portals. A discovery session needs
+ * no ACL and, by default, no CHAP; it holds up to about 150 KiB (its
+ * SendTargets response and request text) and leaves the bound on
+ * connections in login once it is in full feature phase. Initiators log
+ * out of one as soon as they have the targets; a login past the bound is
+ * refused with "out of resources".
+ */
+#define IXT_MAX_DISCOVERY_SESSIONS	64
+static atomic_t ixt_discovery_sessions = ATOMIC_INIT(0);
+
 /* Seconds an initiator is given to log out when the target asks it to. */
 #define IXT_LOGOUT_REQUEST_SECS		2
 
@@ -171,13 +182,22 @@ static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
  * the TSIH, and makes the session findable.
  *
  * Context: Process context (the receive path); takes ixt_sess_mutex.
- * Return: 0; -EACCES when no ACL admits the initiator any more; -ENOMEM.
+ * Return: 0; -EACCES when no ACL admits the initiator any more; -EBUSY
+ * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open; -ENOMEM.
  * On error the caller still owns @sess.
  */
 int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	struct se_session *se_sess;
 
+	if (sess->discovery &&
+	    atomic_inc_return(&ixt_discovery_sessions) >
+	    IXT_MAX_DISCOVERY_SESSIONS) {
+		atomic_dec(&ixt_discovery_sessions);
+		pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open\n",
+				    &conn->peer, IXT_MAX_DISCOVERY_SESSIONS);
+		return -EBUSY;
+	}
 	if (!sess->discovery) {
 		se_sess = ixt_fault(IXT_FAULT_SE_SESS) ? ERR_PTR(-ENOMEM) :
 			  target_setup_session(&sess->tpg->se_tpg, 0, 0,
@@ -349,12 +369,14 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	ixt_sess_core_end(sess, conn);
 	/* Apart, so that discovery sessions cannot crowd normal ones out. */
-	if (sess->discovery)
+	if (sess->discovery) {
+		atomic_dec(&ixt_discovery_sessions);
 		pr_info_ratelimited("discovery session of %s, TSIH %u, closed\n",
 				    sess->initiator, sess->tsih);
-	else
+	} else {
 		pr_info_ratelimited("normal session of %s, TSIH %u, closed\n",
 				    sess->initiator, sess->tsih);
+	}
 	mutex_lock(&ixt_sess_mutex);
 	list_del_init(&sess->ending_entry);
 	mutex_unlock(&ixt_sess_mutex);

@@ -22,6 +22,10 @@ varlen_cdb_no_ahs, varlen_cdb_short_ahs: a variable-length CDB (opcode
 Extended CDB AHS and with one of 4 bytes: CHECK CONDITION, ILLEGAL
 REQUEST, INVALID FIELD IN CDB (24h/00h), and the session goes on.
 
+discovery_cap: DISCOVERY_MAX discovery sessions held open at once; one
+more is refused at its login with status 0x0302 (out of resources), and
+once one of them has logged out a new one gets in.
+
 flood: --conns connections, --parallel at a time, in turn a login to an
 unknown target, a discovery session (SendTargets=All, Logout), a login
 to the TPG cut off in the middle, a normal session (demo mode) cut off
@@ -40,7 +44,7 @@ import threading
 import time
 
 from ixt_iscsi import (
-    F_FINAL, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
+    F_FINAL, FFP, LOGIN_T, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
     Connection, Fail, bhs, cdb10, expect, kmsg_mark, kmsg_since,
     login_flags, scsi_cmd)
 
@@ -52,6 +56,7 @@ PIN_AVAIL_BOUND = 256 << 10
 PIN_DLENGTH = 0xffffff
 PIN_SENT = 16           # bytes of the data segment sent
 VARLEN_CDB_LEN = 260    # 8 + 252
+DISCOVERY_MAX = 64      # session.c: IXT_MAX_DISCOVERY_SESSIONS
 
 CASES = Cases()
 case = CASES.case
@@ -229,6 +234,70 @@ def flood_discovery(ctx, conn):
     keys, _ = conn.text([('SendTargets', 'All')])
     expect(('TargetName', ctx.target) in keys, f'SendTargets: {keys}')
     conn.logout()
+
+
+def discovery_login(ctx, conn):
+    """The Login Response's status of a discovery login of @conn, which
+    is in full feature phase when that is 0."""
+    keys = [('InitiatorName', conn.initiator), ('SessionType', 'Discovery'),
+            ('AuthMethod', 'None')]
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
+           f'discovery login: {rsp}')
+    if rsp.status:
+        return rsp.status
+    keys = [('HeaderDigest', 'None'), ('DataDigest', 'None'),
+            ('MaxRecvDataSegmentLength', '8192')]
+    for _ in range(4):
+        rsp = conn.login_pdu(login_flags(OPER, FFP, transit=True), keys)
+        expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
+               f'discovery login, operational stage: {rsp}')
+        if rsp.status or (rsp.flags & LOGIN_T and rsp.flags & 3 == FFP):
+            return rsp.status
+        # Offers of the target: take their first values.
+        keys = [(k, v.split(',')[0]) for k, v in rsp.keys]
+    raise Fail(f'discovery login, operational stage did not end: {rsp}')
+
+
+@case
+def case_discovery_cap(ctx):
+    """DISCOVERY_MAX discovery sessions open at once, then one more:
+    refused with 0x0302; after one logs out, another gets in."""
+    conns = []
+    try:
+        for i in range(DISCOVERY_MAX + 1):
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+            conn.isid = 0x800000000000 | i
+            conns.append(conn)
+            status = discovery_login(ctx, conn)
+            if i < DISCOVERY_MAX:
+                expect(status == 0, f'discovery session {i + 1}: status '
+                       f'0x{status:04x}')
+        expect(status == 0x0302, f'discovery session {DISCOVERY_MAX + 1}: '
+               f'status 0x{status:04x}, expected 0x0302')
+        conns.pop().close()
+        conns[0].logout()
+        conns.pop(0).close()
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+        conns.append(conn)
+        # The logged-out session ends in the target's release work.
+        for _ in range(20):
+            status = discovery_login(ctx, conn)
+            if status != 0x0302:
+                break
+            conn.close()
+            time.sleep(0.5)
+            conn = conns[-1] = Connection(ctx.host, ctx.port,
+                                          initiator=ctx.initiator)
+        expect(status == 0, f'a discovery login after a logout: status '
+               f'0x{status:04x}')
+        keys, _ = conn.text([('SendTargets', 'All')])
+        expect(('TargetName', ctx.target) in keys, f'SendTargets: {keys}')
+    finally:
+        for conn in conns:
+            conn.close()
+    return (f'{DISCOVERY_MAX} discovery sessions held, the next refused '
+            f'with 0x0302, one more in after a logout')
 
 
 def flood_cut_login(ctx, conn):

@@ -15,6 +15,9 @@
 #   CHECK CONDITION, INVALID FIELD IN CDB, the session goes on (the
 #   target core would otherwise copy 260 bytes from a 16- or 20-byte
 #   buffer);
+# - discovery_cap: 64 discovery sessions held open at once, the next one
+#   refused at login with "out of resources" (0x0302), and one more let
+#   in after one of them logged out;
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -35,7 +38,8 @@ rd=$IXT_CFS/core/rd_mcp_79/ixt_hostile
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
-cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs flood)
+cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
+	flood)
 
 cleanup() {
 	ixt_cleanup
@@ -60,7 +64,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:4}"
+ixt_raw_cases "${cases[@]:0:5}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
