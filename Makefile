@@ -31,6 +31,10 @@
 #                      UBSAN...) built once from linux-source-6.12 with
 #                      scripts/debug-kernel.config into build/debug-kernel/KEY/
 #                      (scripts/debug-kernel.sh; long: not part of make check)
+#   make check-debug   every kselftest on that kernel, the modules built against
+#                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
+#                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
+#                      make check-full, not of make check)
 #
 # IXT_FAULT_INJECT=1 builds the modules with allocation fault injection
 # (drivers/target/iscsi_xt/fault.c), as make kselftest does; make, make
@@ -145,8 +149,11 @@ kselftest-dkms: deb
 check:
 	scripts/check.sh
 
-# make check, then the iSER data, fault and bad-input tests again over
-# soft-iWARP.
+check-debug:
+	scripts/check-debug.sh $(BUILD)
+
+# make check, then the slow tests it leaves out (scripts/check.sh says
+# which), make check-debug among them.
 check-full:
 	IXT_CHECK_FULL=1 scripts/check.sh
 
@@ -165,4 +172,4 @@ bench:
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-full demo soak bench
+	check-debug check-full demo soak bench

@@ -65,7 +65,9 @@ step bench-check "$top/scripts/bench/smoke.sh" -c
 # injection); the iSER data, fault and bad-input tests again over
 # soft-iWARP; and alloc_fail.sh failing every allocation of its
 # sequences in turn (the modules built with fault injection for it, then
-# without again).
+# without again); and make check-debug, every kselftest again on the debug
+# kernel (KASAN, lockdep, kmemleak, UBSAN...), built first if this machine
+# has not built it yet.
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-dkms make -s -C "$top" kselftest-dkms
 	step bench-smoke "$top/scripts/bench/smoke.sh"
@@ -75,6 +77,7 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 		IXT_ALLOC_FULL=1 IXT_KSFT_NAME=kselftest-alloc \
 		"$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
 		make -s -C "$1" modules; exit $rc' - "$top" "$build"
+	step check-debug "$top/scripts/check-debug.sh" "$build"
 fi
 
 if [ "$skip" -gt 0 ]; then

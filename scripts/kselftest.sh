@@ -12,6 +12,8 @@
 # A TEST may also be a program the Makefile installs but does not list
 # (TEST_PROGS_EXTENDED: soak.sh, which make soak runs). IXT_KSFT_TIMEOUT
 # overrides the tests' timeout (the settings file's), in seconds.
+# IXT_KSFT_VM_TIMEOUT bounds a whole VM boot, in seconds (2700, or the
+# tests' timeout plus 600).
 # With IXT_RDMA=siw the VM has soft-iWARP siw0 on veth0 in place of
 # soft-RoCE rxe0 (results in build/vm/kselftest-siw); IXT_KSFT_NAME names
 # the results folder instead (build/vm/NAME).
@@ -92,14 +94,21 @@ if [ -n "${IXT_KSFT_TIMEOUT:-}" ]; then
 	vm_timeout=$((IXT_KSFT_TIMEOUT + 600))
 	export IXT_KSFT_TIMEOUT
 fi
+vm_timeout=${IXT_KSFT_VM_TIMEOUT:-$vm_timeout}
 rc=0
 logs=()
 if [ "$vms" -eq 1 ]; then
 	boot "$name" "$@" || rc=$?
 	logs=("$build/vm/$name/output.log")
 else
-	# Both boots would build the initramfs at once otherwise.
-	"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$build/vm/initramfs.cpio.gz"
+	# Both boots would build the initramfs at once otherwise (its name
+	# as scripts/vm/run.sh gives it).
+	if [ -n "${IXT_KERNEL_DIR:-}" ]; then
+		"$top/scripts/vm/mkinitramfs.sh" "$IXT_KERNEL_DIR" \
+			"$build/vm/initramfs-$(cat "$IXT_KERNEL_DIR/KVER").cpio.gz"
+	else
+		"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$build/vm/initramfs.cpio.gz"
+	fi
 	dealt=$(deal "$vms" "$@")
 	pids=()
 	for ((i = 1; i <= vms; i++)); do

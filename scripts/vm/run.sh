@@ -27,7 +27,10 @@
 # IXT_KERNEL_DIR boots another kernel tree laid out like build/kernel
 # (KVER, boot/vmlinuz-KVER, lib/modules/KVER/), such as the debug kernel
 # scripts/debug-kernel.sh installs; its initramfs is initramfs-KVER.cpio.gz
-# and the guest binds its module tree (scripts/vm/guest-env.sh).
+# and the guest binds its module tree (scripts/vm/guest-env.sh). IXT_KO
+# names the iscsi_xt.ko the tests load (iscsi_xt_iser.ko beside it), the
+# repository's own by default: make check-debug's, built against the
+# debug kernel, lives under build/.
 
 set -euo pipefail
 
@@ -40,7 +43,7 @@ name=
 
 while getopts "dt:m:n:" opt; do
 	case "$opt" in
-	d)	debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1" ;;
+	d)	debug=1 ;;
 	t)	timeout=$OPTARG ;;
 	m)	mem=$OPTARG ;;
 	n)	name=$OPTARG ;;
@@ -58,6 +61,23 @@ ktree=$build/kernel
 kver=$(cat "$ktree/KVER")
 kernel=$ktree/boot/vmlinuz-$kver
 initrd=$build/vm/initramfs${IXT_KERNEL_DIR:+-$kver}.cpio.gz
+# -d: SLUB's red zones, poisoning, checks and allocation traces, KFENCE,
+# memory cleared when freed. A KASAN kernel checks every access with red
+# zones and a quarantine of its own: SLUB keeps only its traces there
+# (alloc_fail.sh and tcp_session_memory.sh read them), a KASAN kernel
+# under TCG being slow enough. It also boots with four-level page tables
+# (no5lvl; QEMU's "max" CPU has LA57): with five, an interrupt that came
+# before the boot CPU was identified met a KASAN shadow check that took
+# a direct-map address for a wild one ("BUG: KASAN: wild-memory-access
+# in do_raw_spin_lock", from handle_edge_irq), which turned lockdep off
+# for the whole boot.
+if [ -n "$debug" ]; then
+	if grep -qx CONFIG_KASAN=y "$ktree/boot/config-$kver" 2>/dev/null; then
+		debug="${IXT_VM_DEBUG_OPTS-slub_debug=U kfence.sample_interval=10 no5lvl}"
+	else
+		debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1"
+	fi
+fi
 out=$build/vm/$name
 
 "$top/scripts/vm/mkinitramfs.sh" "$ktree" "$initrd"
@@ -80,6 +100,8 @@ mkdir -p "$out"
 		"IXT_MUTATE_ARGS=$(printf %q "${IXT_MUTATE_ARGS:-}")"
 	[ -z "${IXT_KERNEL_DIR:-}" ] ||
 		echo "export IXT_KERNEL_DIR=$(printf %q "$ktree")"
+	[ -z "${IXT_KO:-}" ] ||
+		echo "export IXT_KO=$(printf %q "$(realpath "$IXT_KO")")"
 	echo "cd \"\$IXT_TOP\""
 	printf 'exec %q' "$script"
 	printf ' %q' "$@"

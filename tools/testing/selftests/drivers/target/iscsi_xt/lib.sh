@@ -169,8 +169,13 @@ ixt_unload() {
 
 # Kernel-log watch: ixt_begin writes a marker into the kernel log and
 # arranges for ixt_klog_check to run as the last subtest; it reports every
-# suspicious line logged after the marker.
-ixt_klog_bad='(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |kernel BUG|general protection fault|INFO: task .* blocked for more than|.*list_(add|del) corruption|.*list corruption|Kernel panic)'
+# suspicious line logged after the marker: an Oops, a WARNING (lockdep's
+# reports and DEBUG_OBJECTS' are WARNINGs too), a KASAN report ("BUG:
+# KASAN: ..."), KFENCE's and UBSAN's, list corruption, a hung task, and
+# lockdep finding a lock it was never told of. On a kernel with kmemleak
+# (the debug kernel, scripts/debug-kernel.sh) it also scans for
+# unreferenced objects: ixt_kmemleak_check.
+ixt_klog_bad='(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |UBSAN: |kernel BUG|general protection fault|INFO: task .* blocked for more than|INFO: trying to register non-static key|.*list_(add|del) corruption|.*list corruption|Kernel panic)'
 
 ixt_begin() {
 	local plan=$1
@@ -208,7 +213,8 @@ ixt_klog_check() {
 		ktap_print_msg "initiator-side warning left out: $(grep -oE "$ixt_klog_known" <<<"$log" | head -n 1)"
 		log=$(grep -v 'WARNING: .* at kernel/workqueue.c:[0-9]* check_flush_dependency' <<<"$log")
 	fi
-	bad=$(grep -E "$ixt_klog_bad" <<<"$log" | head -n 20)
+	bad=$({ grep -E "$ixt_klog_bad" <<<"$log" | head -n 20
+		ixt_kmemleak_check; })
 	if [ -n "$bad" ]; then
 		while read -r line; do
 			ktap_print_msg "klog: $line"
@@ -217,6 +223,24 @@ ixt_klog_check() {
 	else
 		ktap_test_pass "kernel log clean"
 	fi
+}
+
+# ixt_kmemleak_check: on a kernel with kmemleak, the objects it finds
+# unreferenced now, a header and a backtrace's first lines each, then
+# forgotten (cleared), so that the next test reports only its own. Objects
+# younger than kmemleak's minimum age (5 s) wait for a later scan: hence
+# the pause. Nothing on a kernel without kmemleak.
+ixt_kmemleak_check() {
+	local f=/sys/kernel/debug/kmemleak
+
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -w "$f" ] || return 0
+	sleep 6
+	echo scan >"$f" 2>/dev/null || return 0
+	awk '/^unreferenced object/ { n++; k = 0 }
+	     n && n <= 5 && k++ < 12 { print "kmemleak: " $0 }' "$f"
+	echo clear >"$f"
 }
 
 ixt_finish() {
