@@ -50,20 +50,21 @@ Writes go only to the blocks [START, END) of the LUN: a mutated CDB that
 would write anywhere else is given a read-only opcode.
 
 Every session draws from its own generator, seeded by --seed (printed at
-the start) and its number: --seed N --first K --sessions 1 -v plays
-session K again, as far as the target answers the same way, and prints
-every move, every PDU sent and every answer. The two lines before the
-last count each kind of move and the TMF Responses by function and
-response; the last counts sessions, moves, aborts, resets, logouts,
-drops, Rejects, timeouts and more. An answer that no request asked for,
-in a session without mutations (a response or an R2T for an unknown
-task, for a task after its abort's Function complete on the same
-connection, or for a task aborted while it was held behind a CmdSN the
-session still kept back), is printed as an "odd answer" with the
-session's trace, and so is a request it gave up waiting for: both are
-findings to look at. The exit status is 0 unless the client itself broke
-(an exception other than a network error): the target's health is for
-the caller to judge.
+the start) and its number, and each of its moves from a generator seeded
+from the session's: --seed N --first K --sessions 1 -v plays session K
+again, as far as the target answers the same way (a move that goes
+otherwise changes no draw of the next ones), and prints every move,
+every PDU sent and every answer. The two lines before the last count
+each kind of move and the TMF Responses by function and response; the
+last counts sessions, moves, aborts, resets, logouts, drops, Rejects,
+timeouts and more. An answer that no request asked for, in a session
+without mutations (a response or an R2T for an unknown task, for a task
+after its abort's Function complete on the same connection, or for a
+task aborted while it was held behind a CmdSN the session still kept
+back), is printed as an "odd answer" with the session's trace, and so is
+a request it gave up waiting for: both are findings to look at. The exit
+status is 0 unless the client itself broke (an exception other than a
+network error): the target's health is for the caller to judge.
 """
 
 import argparse
@@ -1229,25 +1230,32 @@ class StateFuzzer(Mutator):
         self.st['sessions'] += 1
         self.log(f'session {number}: {moves} moves, mutation rate {self.rate}')
         try:
+            # Each move draws from a generator of its own, seeded from the
+            # session's: a move that goes otherwise in a replay (an answer
+            # came sooner or later) leaves the draws of the next ones as
+            # they were.
+            self.rng = random.Random(rng.getrandbits(64))
             if not self.new_session():
                 return
             for i in range(moves):
+                self.rng = random.Random(rng.getrandbits(64))
                 if time.monotonic() > self.deadline:
                     break
                 if not self.sess.links:
                     # Every connection gone: log in again with the ISID,
                     # or end.
-                    if rng.random() < 0.3 or not self.new_session():
+                    if self.rng.random() < 0.3 or not self.new_session():
                         break
                     continue
                 fns, weights = zip(*self.choose())
-                fn = rng.choices(fns, weights)[0]
+                fn = self.rng.choices(fns, weights)[0]
                 name = fn.__name__[3:]
                 self.moves[name] += 1
                 self.st['actions'] += 1
                 self.log(f'move {i}: {name}')
                 fn()
                 self.drain(0)
+            self.rng = random.Random(rng.getrandbits(64))
             self.finish()
         finally:
             for link in self.all_links():
