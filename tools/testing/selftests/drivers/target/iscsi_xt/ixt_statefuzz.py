@@ -839,6 +839,9 @@ class StateFuzzer(Mutator):
             t.want, t.state = False, 'replaced'
             nop = Task('nop', s.next_itt(), t.cmdsn, False)
             nop.what = 'NOP-Out (in a kept CmdSN)'
+            # An ABORT TASK of the request on its way may have the CmdSN
+            # taken as received: the NOP-Out is then a duplicate.
+            nop.want = not t.abort_sent
             s.tasks[nop.itt] = nop
             t = nop
         self.send_task(t, link)
