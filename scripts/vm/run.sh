@@ -22,7 +22,8 @@
 # IXT_ALLOC_OWNED=1 count the objects left after each of its runs (slow);
 # IXT_TRANSPORTS ("tcp iser" by default), IXT_MUTATE_SECONDS,
 # IXT_MUTATE_SEED and IXT_MUTATE_ARGS reach the tests that read them
-# (mutate.sh).
+# (mutate.sh), and so do IXT_STATEFUZZ_SECONDS, IXT_STATEFUZZ_SEED and
+# IXT_STATEFUZZ_ARGS (statefuzz.sh).
 #
 # IXT_KERNEL_DIR boots another kernel tree laid out like build/kernel
 # (KVER, boot/vmlinuz-KVER, lib/modules/KVER/), such as the debug kernel
@@ -98,6 +99,9 @@ mkdir -p "$out"
 		"IXT_MUTATE_SECONDS=$(printf %q "${IXT_MUTATE_SECONDS:-}")" \
 		"IXT_MUTATE_SEED=$(printf %q "${IXT_MUTATE_SEED:-}")" \
 		"IXT_MUTATE_ARGS=$(printf %q "${IXT_MUTATE_ARGS:-}")"
+	echo "export IXT_STATEFUZZ_SECONDS=$(printf %q "${IXT_STATEFUZZ_SECONDS:-}")" \
+		"IXT_STATEFUZZ_SEED=$(printf %q "${IXT_STATEFUZZ_SEED:-}")" \
+		"IXT_STATEFUZZ_ARGS=$(printf %q "${IXT_STATEFUZZ_ARGS:-}")"
 	[ -z "${IXT_KERNEL_DIR:-}" ] ||
 		echo "export IXT_KERNEL_DIR=$(printf %q "$ktree")"
 	[ -z "${IXT_KO:-}" ] ||

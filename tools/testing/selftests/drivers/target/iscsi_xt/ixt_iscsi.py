@@ -269,11 +269,11 @@ class Connection:
     def send(self, raw):
         self.sock.sendall(raw)
 
-    def send_pdu(self, hdr, data=b'', dlength=None, corrupt=''):
-        """Send a BHS with its data segment, DataSegmentLength, padding and
-        the digests in force; dlength overrides the length announced, and
-        corrupt='header' or 'data' sends that digest wrong. Returns the
-        BHS as sent."""
+    def frame_pdu(self, hdr, data=b'', dlength=None, corrupt=''):
+        """A BHS (and any AHS after it) with its data segment as it goes
+        on the wire: DataSegmentLength, padding and the digests in force;
+        dlength overrides the length announced, and corrupt='header' or
+        'data' makes that digest wrong. Returns (header as sent, bytes)."""
         h = bytearray(hdr)
         h[5:8] = (len(data) if dlength is None else dlength).to_bytes(3, 'big')
         out = bytes(h) + (wrong(digest(h), corrupt == 'header')
@@ -282,8 +282,14 @@ class Connection:
             padded = data + b'\0' * pad_len(len(data))
             out += padded + (wrong(digest(padded), corrupt == 'data')
                              if self.ddigest else b'')
+        return bytes(h), out
+
+    def send_pdu(self, hdr, data=b'', dlength=None, corrupt=''):
+        """Send a PDU as frame_pdu() frames it. Returns the header as
+        sent."""
+        h, out = self.frame_pdu(hdr, data, dlength, corrupt)
         self.send(out)
-        return bytes(h)
+        return h
 
     def _recv_exact(self, n, eof_ok=False):
         buf = b''

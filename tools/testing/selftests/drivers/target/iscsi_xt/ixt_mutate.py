@@ -66,6 +66,14 @@ READ_ONLY_OPS = (
     0x00, 0x03, 0x08, 0x12, 0x1a, 0x25, 0x28, 0x2f, 0x35, 0x4d, 0x5a,
     0x5e, 0x88, 0x8f, 0x91, 0x9e, 0xa0, 0xa3, 0xa8,
     0x02, 0x06, 0xc0, 0xd5, 0xff)
+# Read-only commands without or with data to the initiator, and its
+# expected length.
+OTHER_CDBS = ((bytes(6), 0),                                # TEST UNIT READY
+              (b'\x12\0\0\0\xff\0', 255),                   # INQUIRY
+              (b'\x25' + bytes(9), 8),                       # READ CAPACITY
+              (b'\xa0' + bytes(5) + b'\0\0\x10\0' + bytes(2), 4096),  # REPORT LUNS
+              (b'\x1a\0\x3f\0\xff\0', 255),                 # MODE SENSE(6)
+              (b'\x35' + bytes(9), 0))                       # SYNCHRONIZE CACHE
 # Writes, by CDB length: allowed inside the range the caller gives.
 WRITE_OPS = {0x0a: 6, 0x2a: 10, 0x2e: 10, 0xaa: 12, 0xae: 12, 0x8a: 16,
              0x8e: 16}
@@ -140,7 +148,73 @@ def cdb_writes_in(h, start, end):
     return n == 0 or (start <= lba and lba + n <= end)
 
 
-class Fuzzer:
+class Mutator:
+    """Field mutations of PDUs, of the kind ixt_mutate.py sends, drawn from
+    self.rng: a subclass sets self.rng and the blocks writes may go to,
+    [self.start, self.end). ixt_statefuzz.py uses it too."""
+
+    def rand_data(self, n):
+        """@n random bytes, none of which would open a SCSI Command."""
+        return self.rng.randbytes(n).translate(NO_COMMAND)
+
+    def mutate_value(self, old, size):
+        rng = self.rng
+        top = (1 << 8 * size) - 1
+        how = rng.randrange(5)
+        if how == 0:
+            return old ^ 1 << rng.randrange(8 * size)
+        if how == 1:
+            return (old + rng.choice((1, -1, 2, -2, 4, -4, 512, -512, 8192,
+                                      1 << 16, -(1 << 16)))) & top
+        if how == 2:
+            return rng.choice((0, 1, top, top >> 1, (top >> 1) + 1,
+                               top & 0xffffff, top & 0xffff))
+        if how == 3:
+            return rng.getrandbits(8 * size)
+        return old ^ rng.randint(1, 255) << 8 * rng.randrange(size)
+
+    def mutate_fields(self, out):
+        rng = self.rng
+        h = out.hdr
+        saved_cdb = bytes(h[32:48])
+        names = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            name, off, size = rng.choice(FIELDS)
+            if name == 'opcode' and rng.random() < 0.6:
+                h[0] = rng.choice(OPCODES) | (h[0] & IMMEDIATE) ^ \
+                    (IMMEDIATE if rng.random() < 0.2 else 0)
+            elif name == 'CDB':
+                for _ in range(rng.randint(1, 3)):
+                    i = 32 + rng.randrange(16)
+                    h[i] = self.mutate_value(h[i], 1)
+            elif name == 'TotalAHSLength':
+                h[4] = rng.choice((1, 2, 4, 5, rng.randrange(256)))
+                if rng.random() < 0.6:
+                    out.ahs = self.ahs(h[4] * 4)
+            else:
+                v = self.mutate_value(field(h, off, size), size)
+                h[off:off + size] = v.to_bytes(size, 'big')
+            names.append(name)
+        if not cdb_writes_in(h, self.start, self.end):
+            h[32:48] = saved_cdb
+            if not cdb_writes_in(h, self.start, self.end):
+                h[32] = rng.choice(READ_ONLY_OPS)
+            names.append('(CDB kept read-only)')
+        return ','.join(names)
+
+    def ahs(self, n):
+        """@n bytes of AHS: an Extended CDB or Bidirectional Read
+        Expected Data Transfer Length AHS, or garbage."""
+        rng = self.rng
+        if n < 4 or rng.random() < 0.3:
+            return self.rand_data(n)
+        kind = rng.choice((1, 2, 0x3f))
+        body = self.rand_data(n - 4)
+        return struct.pack('>HBB', rng.choice((n - 3, n - 4, rng.randrange(1 << 16))),
+                           kind, 0) + body
+
+
+class Fuzzer(Mutator):
     """The run: options, counters, and the session loop."""
 
     def __init__(self, args):
@@ -234,62 +308,6 @@ class Fuzzer:
             raise Done() from None
         except (BrokenPipeError, ConnectionResetError):
             raise Closed() from None
-
-    def mutate_value(self, old, size):
-        rng = self.rng
-        top = (1 << 8 * size) - 1
-        how = rng.randrange(5)
-        if how == 0:
-            return old ^ 1 << rng.randrange(8 * size)
-        if how == 1:
-            return (old + rng.choice((1, -1, 2, -2, 4, -4, 512, -512, 8192,
-                                      1 << 16, -(1 << 16)))) & top
-        if how == 2:
-            return rng.choice((0, 1, top, top >> 1, (top >> 1) + 1,
-                               top & 0xffffff, top & 0xffff))
-        if how == 3:
-            return rng.getrandbits(8 * size)
-        return old ^ rng.randint(1, 255) << 8 * rng.randrange(size)
-
-    def mutate_fields(self, out):
-        rng = self.rng
-        h = out.hdr
-        saved_cdb = bytes(h[32:48])
-        names = []
-        for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            name, off, size = rng.choice(FIELDS)
-            if name == 'opcode' and rng.random() < 0.6:
-                h[0] = rng.choice(OPCODES) | (h[0] & IMMEDIATE) ^ \
-                    (IMMEDIATE if rng.random() < 0.2 else 0)
-            elif name == 'CDB':
-                for _ in range(rng.randint(1, 3)):
-                    i = 32 + rng.randrange(16)
-                    h[i] = self.mutate_value(h[i], 1)
-            elif name == 'TotalAHSLength':
-                h[4] = rng.choice((1, 2, 4, 5, rng.randrange(256)))
-                if rng.random() < 0.6:
-                    out.ahs = self.ahs(h[4] * 4)
-            else:
-                v = self.mutate_value(field(h, off, size), size)
-                h[off:off + size] = v.to_bytes(size, 'big')
-            names.append(name)
-        if not cdb_writes_in(h, self.start, self.end):
-            h[32:48] = saved_cdb
-            if not cdb_writes_in(h, self.start, self.end):
-                h[32] = rng.choice(READ_ONLY_OPS)
-            names.append('(CDB kept read-only)')
-        return ','.join(names)
-
-    def ahs(self, n):
-        """@n bytes of AHS: an Extended CDB or Bidirectional Read
-        Expected Data Transfer Length AHS, or garbage."""
-        rng = self.rng
-        if n < 4 or rng.random() < 0.3:
-            return self.rand_data(n)
-        kind = rng.choice((1, 2, 0x3f))
-        body = self.rand_data(n - 4)
-        return struct.pack('>HBB', rng.choice((n - 3, n - 4, rng.randrange(1 << 16))),
-                           kind, 0) + body
 
     def mutate_data(self, out):
         rng = self.rng
@@ -473,10 +491,6 @@ class Fuzzer:
                     cmd.data[off:off + n], what=f'Data-Out {sn}')
                 for sn, (off, n) in enumerate(pieces)]
 
-    def rand_data(self, n):
-        """@n random bytes, none of which would open a SCSI Command."""
-        return self.rng.randbytes(n).translate(NO_COMMAND)
-
     def num(self, key, default):
         """The negotiated value of the numerical @key."""
         try:
@@ -548,13 +562,7 @@ class Fuzzer:
 
     def op_other(self):
         """A read-only command without or with data to the initiator."""
-        rng = self.rng
-        cdb, n = rng.choice(((bytes(6), 0),                  # TEST UNIT READY
-                             (b'\x12\0\0\0\xff\0', 255),     # INQUIRY
-                             (b'\x25' + bytes(9), 8),         # READ CAPACITY
-                             (b'\xa0' + bytes(5) + b'\0\0\x10\0' + bytes(2), 4096),
-                             (b'\x1a\0\x3f\0\xff\0', 255),   # MODE SENSE(6)
-                             (b'\x35' + bytes(9), 0)))        # SYNCHRONIZE CACHE
+        cdb, n = self.rng.choice(OTHER_CDBS)
         self.op_read(cdb, n)
 
     def op_nop(self):

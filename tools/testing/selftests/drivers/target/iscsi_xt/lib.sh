@@ -1119,11 +1119,14 @@ ixt_cfs_clear() {
 # accepted connections sit in TIME_WAIT for a minute after they close),
 # and those TIME_WAIT sockets themselves (tw_sock_TCP*: a connection the
 # target closed first leaves one, its stack through the module);
-# vmap_area, which vmalloc frees lazily, long after vfree(); and the
+# vmap_area, which vmalloc frees lazily, long after vfree(); the
 # radix tree nodes of __radix_tree_preload(), a per-CPU reserve kept for
-# later inserts (null_blk's pages fill it). One awk reads every cache: a
-# process per cache costs minutes in the VM. Fails when the kernel does
-# not track allocations.
+# later inserts (null_blk's pages fill it); and TCP's metrics cache
+# (tcp_get_metrics()), an entry per address pair that the first socket
+# of the pair to close allocates (the target's, when it closes first)
+# and that is reused, never freed, until its namespace goes. One awk
+# reads every cache: a process per cache costs minutes in the VM. Fails
+# when the kernel does not track allocations.
 ixt_owned_objects() {
 	local mods
 
@@ -1154,7 +1157,8 @@ ixt_traced_objects() {
 	[ ${#files[@]} -gt 0 ] || return 1
 	awk -v re="$1" '
 		function flush() {
-			if (n && hit && site !~ /^radix_tree_node:__radix_tree_preload/)
+			if (n && hit && site !~ /^radix_tree_node:__radix_tree_preload/ &&
+			    site !~ /:tcp_get_metrics[+]/)
 				sites[site] += n
 			n = hit = 0
 		}
