@@ -944,12 +944,15 @@ void ixt_release_cmd(struct se_cmd *se_cmd)
 /**
  * ixt_aborted_task() - the target core aborted a command
  * @se_cmd: the command; nothing of it is queued, and the core drops the
- *	reference its response would have.
+ *	reference its response would have. A task management function
+ *	among them is answered still (ixt_tmf_aborted()).
  *
- * Context: Any context.
+ * Context: Process context (the target core's abort and reset work).
  */
 void ixt_aborted_task(struct se_cmd *se_cmd)
 {
+	if (se_cmd->se_cmd_flags & SCF_SCSI_TMR_CDB)
+		ixt_tmf_aborted(to_ixt_cmd(se_cmd));
 }
 
 /**

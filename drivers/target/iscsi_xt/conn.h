@@ -446,6 +446,7 @@ void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 /* tmf.c */
 void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
+void ixt_tmf_aborted(struct ixt_cmd *cmd);
 
 /* watchdog.c */
 void ixt_watchdog_init(struct ixt_conn *conn);

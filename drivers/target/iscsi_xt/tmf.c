@@ -190,3 +190,21 @@ void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
 	rsp->itt = cmd->itt;
 	ixt_conn_queue_resp(cmd->conn, pdu, true);
 }
+
+/**
+ * ixt_tmf_aborted() - a LOGICAL UNIT RESET aborted a pending function
+ * @cmd: the function, an ABORT TASK the target core had not carried out
+ *	when a reset of its LUN (from any session) drained it; the core
+ *	asks for no response to it, and drops its reference itself.
+ *
+ * The reset aborts the task the function names as well, so the answer is
+ * "Function complete" (as for a task already gone, RFC 7143 section
+ * 11.6.1), in a PDU of its own. Without it the initiator waits for the
+ * answer until it gives the session up; LIO sends none.
+ *
+ * Context: Process context (the target core's reset work).
+ */
+void ixt_tmf_aborted(struct ixt_cmd *cmd)
+{
+	ixt_tmf_respond(cmd->conn, cmd->itt, ISCSI_TMF_RSP_COMPLETE);
+}

@@ -1002,6 +1002,48 @@ def case_ffp_abort_waiting_write(ctx):
     return 'Function complete, no response for the task'
 
 
+@case
+def case_ffp_abort_during_reset(ctx):
+    """An immediate LOGICAL UNIT RESET while a write waits for its
+    Data-Out, then at once an immediate ABORT TASK of that write: the
+    reset drains the pending ABORT TASK, which must still get its TMF
+    Response (it got none: the initiator waits until it gives the session
+    up); then the Data-Out, and the session goes on."""
+    conn, r2t = write_r2t(ctx)
+    reset, abort = conn.next_itt(), conn.next_itt()
+    conn.send_pdu(tmf_req(5, reset, RESERVED_TAG, conn.cmdsn,
+                          conn.expstatsn))
+    conn.send_pdu(tmf_req(1, abort, r2t.itt, conn.cmdsn, conn.expstatsn,
+                          (conn.cmdsn - 1) & 0xffffffff))
+    time.sleep(0.5)
+    conn.send_pdu(*dout(conn, r2t, 0, r2t.w44, final=True))
+    seen = {}
+    end = time.monotonic() + 15
+    while len(seen) < 2 and time.monotonic() < end:
+        pdu = conn.poll_pdu(max(0.0, end - time.monotonic()))
+        if pdu is None:
+            break
+        if pdu.op == OP_TMF_RSP:
+            seen[pdu.itt] = pdu.response
+    expect(reset in seen and abort in seen,
+           f'TMF Responses {seen}: expected both LUN RESET 0x{reset:08x} '
+           f'and ABORT TASK 0x{abort:08x}')
+    expect(seen[reset] == 0, f'LUN RESET: response {seen[reset]}')
+    # The reset's unit attention, which the cases after this one must
+    # not meet.
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                           conn.expstatsn, bytes(6)))
+    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
+           rsp.sense[12] == 0x29,
+           f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+    conn.nop()
+    conn.logout()
+    return (f'LUN RESET response {seen[reset]}, ABORT TASK response '
+            f'{seen[abort]}; the unit attention of the reset')
+
+
 def abort_held(ctx, keys, want, function):
     """A WRITE(10) with CmdSN n+1 sent before n is held; an immediate
     @function (ABORT TASK naming it, or LOGICAL UNIT RESET) is answered
