@@ -31,7 +31,8 @@
 # and the guest binds its module tree (scripts/vm/guest-env.sh). IXT_KO
 # names the iscsi_xt.ko the tests load (iscsi_xt_iser.ko beside it), the
 # repository's own by default: make check-debug's, built against the
-# debug kernel, lives under build/.
+# debug kernel, lives under build/. IXT_SLOW tells the tests how many
+# times slower that kernel runs (lib.sh).
 
 set -euo pipefail
 
@@ -104,6 +105,8 @@ mkdir -p "$out"
 		"IXT_STATEFUZZ_ARGS=$(printf %q "${IXT_STATEFUZZ_ARGS:-}")"
 	[ -z "${IXT_KERNEL_DIR:-}" ] ||
 		echo "export IXT_KERNEL_DIR=$(printf %q "$ktree")"
+	[ -z "${IXT_SLOW:-}" ] ||
+		echo "export IXT_SLOW=$(printf %q "$IXT_SLOW")"
 	[ -z "${IXT_KO:-}" ] ||
 		echo "export IXT_KO=$(printf %q "$(realpath "$IXT_KO")")"
 	echo "cd \"\$IXT_TOP\""

@@ -15,6 +15,11 @@ ixt_libdir=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 IXT_CFS=/sys/kernel/config/target
 IXT_FABRIC=$IXT_CFS/iscsi
 IXT_KLOG_MARK=
+# How many times slower than Debian's kernel the kernel under test runs
+# (make check-debug's: KASAN, lockdep, kmemleak under TCG): tests that
+# hold a command for a time and check things while it is held scale
+# that time by it, so the steps in between stay inside it.
+IXT_SLOW=${IXT_SLOW:-1}
 
 ixt_skip_all() {
 	ktap_print_header

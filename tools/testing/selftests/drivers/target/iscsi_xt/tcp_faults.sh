@@ -45,7 +45,7 @@ portal=$IXT_ADDR4_T:3260
 hba_rd=$IXT_CFS/core/rd_mcp_80
 hba_ib=$IXT_CFS/core/iblock_80
 slow=ixt_faults_slow
-delay_ms=20000
+delay_ms=$((20000 * IXT_SLOW))
 ixt_work
 # dmsetup creates the device node itself: there is no udev in the VM.
 export DM_DISABLE_UDEV=1
@@ -296,9 +296,9 @@ case_stuck() {
 	[ -n "${dc[1]}" ] || return
 	# Retries of the held read restart the SCSI command timer: keep it
 	# well above the backend's delay.
-	echo 120 >"/sys/block/${dc[0]#/dev/}/device/timeout"
+	echo $((120 * IXT_SLOW)) >"/sys/block/${dc[0]#/dev/}/device/timeout"
 	acc=$(ixt_accepts "$tgt_c")
-	timeout 200 dd if="${dc[0]}" of=/dev/null bs=4k count=1 skip=2048 \
+	timeout $((200 * IXT_SLOW)) dd if="${dc[0]}" of=/dev/null bs=4k count=1 skip=2048 \
 		iflag=direct 2>"$IXT_WORK/dd.err" &
 	reader=$!
 	sleep 2
