@@ -49,7 +49,9 @@
 
 /*
  * RNR retries of our Sends when the initiator has no receive posted: 6,
- * the most short of 7, which means for ever (InfiniBand's encoding).
+ * the most short of 7, which means for ever (InfiniBand's encoding); at
+ * most what the initiator's connection request asks for. Also what the
+ * REP asks of the initiator's Sends.
  */
 #define IXT_ISER_RNR_RETRY	6
 
@@ -233,7 +235,8 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @dev: the device, referenced.
  * @cq: completion queue of both work queues (IB_POLL_WORKQUEUE: every
  *	completion handler runs in process context).
- * @qp: the queue pair.
+ * @qp: the queue pair: our own over InfiniBand and RoCE, to set our RNR
+ *	retry count (ixt_iser_qp_to()); the RDMA CM's (@cm_id's) over iWARP.
  * @cm_gone: completed when the RDMA CM reports the end of the
  *	connection (the initiator disconnected, or it failed).
  * @snd_w_inv: the initiator takes Send with Invalidate.

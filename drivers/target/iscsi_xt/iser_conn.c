@@ -560,7 +560,10 @@ static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 
 	if (ic->qp) {
 		ixt_iser_reg_free(ic);
-		rdma_destroy_qp(ic->cm_id);
+		if (ic->cm_id->qp)
+			rdma_destroy_qp(ic->cm_id);
+		else
+			ib_destroy_qp(ic->qp);
 	}
 	ic->qp = NULL;
 	if (ic->cq)
@@ -642,10 +645,44 @@ static void ixt_iser_limits(struct ixt_iser_conn *ic)
 	ic->reg_pages = ixt_iser_reg_pages(ic);
 }
 
+/*
+ * Moves a queue pair of our own (InfiniBand, RoCE) to @state with what
+ * the RDMA CM says of the connection, as rdma_accept() moves one of
+ * rdma_create_qp(), but for the RNR retry count. The CM gives the
+ * passive side the count of the initiator's connection request (that of
+ * the REP is the initiator's), and an initiator that asks for 7, which
+ * means for ever, and posts no receives would hold our Sends, and what
+ * they carry, as long as it likes: at most %IXT_ISER_RNR_RETRY, so that
+ * they fail and the connection closes.
+ */
+static int ixt_iser_qp_to(struct ixt_iser_conn *ic, enum ib_qp_state state,
+			  const struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(ic->cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_RTR) {
+		attr.max_dest_rd_atomic = param->responder_resources;
+	} else if (state == IB_QPS_RTS) {
+		attr.max_rd_atomic = param->initiator_depth;
+		attr.rnr_retry = min_t(u8, attr.rnr_retry, IXT_ISER_RNR_RETRY);
+	}
+	return ib_modify_qp(ic->qp, &attr, mask);
+}
+
+/*
+ * The queue pair, in INIT. Over InfiniBand and RoCE it is our own, not
+ * the RDMA CM's, for ixt_iser_qp_to(); over iWARP, which has no RNR, the
+ * CM's (its iw_cm moves it).
+ */
 static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 {
 	struct ib_device *ibdev = ic->dev->ibdev;
 	struct ib_qp_init_attr attr = { };
+	struct ib_qp *qp;
 	int ret;
 
 	ic->cq = ixt_fault(IXT_FAULT_ISER_CQ) ? ERR_PTR(-ENOMEM) :
@@ -668,21 +705,33 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 	attr.cap.max_recv_sge = 1 + IXT_ISER_RX_PAGES;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	ret = ixt_fault(IXT_FAULT_ISER_QP) ? -ENOMEM :
-	      rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
-	if (ret)
-		return ret;
-	ic->qp = ic->cm_id->qp;
-	return ixt_iser_reg_init(ic);
+	if (rdma_cap_ib_cm(ibdev, ic->cm_id->port_num)) {
+		attr.port_num = ic->cm_id->port_num;
+		qp = ixt_fault(IXT_FAULT_ISER_QP) ? ERR_PTR(-ENOMEM) :
+		     ib_create_qp(ic->dev->pd, &attr);
+		if (IS_ERR(qp))
+			return PTR_ERR(qp);
+		ic->qp = qp;
+		ret = ixt_iser_qp_to(ic, IB_QPS_INIT, NULL);
+	} else {
+		ret = ixt_fault(IXT_FAULT_ISER_QP) ? -ENOMEM :
+		      rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
+		ic->qp = ic->cm_id->qp;
+	}
+	return ret ?: ixt_iser_reg_init(ic);
 }
 
-/* Answers a connection request with the target's iSER CM header. */
+/*
+ * Answers a connection request with the target's iSER CM header, our
+ * own queue pair made ready to send first.
+ */
 static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 			      const struct rdma_conn_param *req)
 {
 	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
 	struct rdma_conn_param param = { };
 	struct iser_cm_hdr hdr = { };
+	int ret;
 
 	hdr.flags = ISER_ZBVA_NOT_SUP;
 	if (!ic->snd_w_inv)
@@ -694,12 +743,20 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 					  a->max_qp_rd_atom);
 	param.flow_control = 1;
 	/*
-	 * Not 7, which retries for ever: an initiator that posts no
-	 * receives fails our Sends, and the connection closes.
+	 * The initiator's RNR retries when we have no receive posted,
+	 * which MaxCmdSN should never let happen; ours are set apart.
 	 */
 	param.rnr_retry_count = IXT_ISER_RNR_RETRY;
 	param.private_data = &hdr;
 	param.private_data_len = sizeof(hdr);
+	param.qp_num = ic->qp->qp_num;
+	if (!ic->cm_id->qp) {
+		ret = ixt_iser_qp_to(ic, IB_QPS_RTR, &param);
+		if (!ret)
+			ret = ixt_iser_qp_to(ic, IB_QPS_RTS, &param);
+		if (ret)
+			return ret;
+	}
 	return rdma_accept(ic->cm_id, &param);
 }
 

@@ -40,8 +40,8 @@ from ixt_iscsi import (
     BLOCK, F_FINAL, F_READ, F_WRITE, FFP, LOGIN_T, OPER, RESERVED_TAG, SEC,
     LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT, OP_SCSI_RSP, OP_TMF_RSP,
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
-    expect, login_flags, nop_out, op_keys, scsi_cmd, tmf_req,
-    Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
+    expect, kmsg_mark, kmsg_since, login_flags, nop_out, op_keys, scsi_cmd,
+    tmf_req, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
     read_back)
 
 # The iSER CM header (include/scsi/iser.h, RFC 7145).
@@ -111,9 +111,13 @@ class IserConnection(Connection):
 
     def __init__(self, host, port=3260, timeout=10.0, initiator=None,
                  cm_hdr=bytes([ISER_ZBVA_NOT_SUP | ISER_SEND_W_INV_NOT_SUP,
-                               0, 0, 0])):
+                               0, 0, 0]), nr_recv=NR_RECV):
         self.init_session(timeout, initiator)
         self.closed = False
+        # Receives posted at connect; each message received is posted
+        # again while @repost.
+        self.nr_recv = nr_recv
+        self.repost = True
         self.qp = self.cq = self.pd = self.cmid = None
         self.mrs = []
         self.rx = []            # (buffer, length) of messages received
@@ -177,7 +181,7 @@ class IserConnection(Connection):
         if cm_hdr is not None:
             param.set_private_data(cm_hdr)
         self._qp_to(e.IBV_QPS_INIT)
-        for i in range(NR_RECV):
+        for i in range(self.nr_recv):
             self._post_recv(i)
         self.cmid.connect(param)
         got = self._event(10)
@@ -274,7 +278,8 @@ class IserConnection(Connection):
             raise Fail('no answer from the target')
         slot, n = self.rx.pop(0)
         msg = self.recv_mr.read(n, slot * SLOT)
-        self._post_recv(slot)
+        if self.repost:
+            self._post_recv(slot)
         expect(n >= HDRS, f'a {n}-byte message')
         expect(msg[0] & 0xf0 == ISCSI_CTRL, f'iSER flags 0x{msg[0]:02x}')
         hdr = msg[ISER_HDR.size:HDRS]
@@ -566,6 +571,128 @@ def case_send_with_invalidate(ctx):
     conn.send(ctrl_hdr() + nop_out(conn.next_itt(), conn.take_cmdsn(),
                                    conn.expstatsn), inv=stag)
     return closed(conn, f'Send with Invalidate of STag 0x{stag:x}')
+
+
+# A peer that posts no receives (rnr_no_recv): it keeps RNR_RECVS
+# receives posted through its login, then posts none and asks for more
+# answers than that.
+RNR_RECVS = 4
+RNR_NOPS = RNR_TURS = 8
+# The target's Sends to it meet RNR NAKs and fail once the target's RNR
+# retry count (IXT_ISER_RNR_RETRY, 6) runs out: 7 NAKs, with the RNR
+# timer the NAK names between them. soft-RoCE names the min_rnr_timer of
+# the peer's QP, 0 for every RC QP of the RDMA CM, which encodes the
+# longest, 655.36 ms: 6 x 655.36 ms = 3.93 s. The bound leaves the VM
+# (TCG) five times that, and stays well below the 45 s after which the
+# watchdog would close a connection whose responses stopped leaving.
+RNR_TIMER = 0.65536
+RNR_RETRY = 6
+RNR_BOUND = 20
+# How long the case waits for the end at all, to say when it came.
+RNR_WAIT = 60
+
+
+def kmsg_note(msg):
+    """Writes @msg into the kernel log, to time what follows."""
+    with open('/dev/kmsg', 'w') as f:
+        f.write(f'ixt_iser_raw: {msg}\n')
+
+
+@case
+def case_rnr_no_recv(ctx):
+    """A peer that stops posting receives, whose connection request asks
+    for RNR retries for ever (rnr_retry_count 7): logged in with 4
+    receives posted, it posts none again and sends 8 NOP-Out pings, 8
+    immediate TURs and a 4 MiB READ: 4 answers land, the target's next
+    Send meets RNR NAKs until the target's own retry count runs out, and
+    the target closes the connection within RNR_BOUND s; another session
+    (logged in before) reads all the while, and after."""
+    conn = connect(ctx, nr_recv=RNR_RECVS)
+    other = None
+    try:
+        login_checked(conn, ctx.target)
+        conn.nop(b'rnr')
+        expect(window(conn) > RNR_NOPS + 1,
+               f'command window {window(conn)}: too small for the flood')
+        other = login_checked(IserConnection(
+            ctx.host, ctx.port, initiator=ctx.initiator + '-bystander'),
+            ctx.target)
+        other.nop(b'bystander')
+        conn.repost = False
+        fd = kmsg_mark()
+        mark = f'rnr_no_recv: TSIH {conn.tsih} stops posting receives'
+        kmsg_note(mark)
+        sent = set()
+        t0 = time.monotonic()
+        for i in range(RNR_NOPS):
+            sent.add(conn.next_itt())
+            conn.send_pdu(nop_out(conn.itt, conn.take_cmdsn(), conn.expstatsn),
+                          f'rnr {i}'.encode())
+        for _ in range(RNR_TURS):
+            sent.add(conn.next_itt())
+            conn.send_pdu(scsi_cmd(F_FINAL, conn.itt, 0, conn.cmdsn,
+                                   conn.expstatsn, bytes(6), imm=True))
+        sent.add(conn.next_itt())
+        conn.send_pdu(scsi_cmd(F_FINAL | F_READ, conn.itt, DATA_BUF,
+                               conn.take_cmdsn(), conn.expstatsn,
+                               cdb10(0x28, 0, DATA_BUF // BLOCK)),
+                      ctrl=ctrl_hdr(rstag=conn.data_mr.rkey,
+                                    rva=conn.data_mr.buf))
+        # The other session's NOPs and reads, until the connection ends.
+        ended, reads = None, 0
+        while ended is None and time.monotonic() - t0 < RNR_WAIT:
+            other.nop(b'meanwhile')
+            status, _ = other.read(0, 256)
+            expect(status == 0, f'the other session: READ status 0x{status:02x}')
+            reads += 1
+            conn._poll()
+            got = conn._event(0.05)
+            if got is not None:
+                ended = time.monotonic() - t0
+                how = got[1]
+        conn._poll()
+        answers = len(conn.rx)
+        for _ in range(answers):
+            pdu = conn._recv_pdu(1.0)
+            expect(pdu is not None and pdu.itt in sent and
+                   pdu.op in (OP_NOP_IN, OP_SCSI_RSP),
+                   f'unexpected {pdu}')
+        expect(ended is not None,
+               f'the target did not close the connection in {RNR_WAIT} s '
+               f'({answers} answers landed; the other session read '
+               f'{reads} times meanwhile)')
+        expect(ended <= RNR_BOUND,
+               f'the target closed the connection after {ended:.1f} s, '
+               f'over the bound of {RNR_BOUND} s ({RNR_RETRY} RNR retries '
+               f'x {RNR_TIMER * 1000:.2f} ms = '
+               f'{RNR_RETRY * RNR_TIMER:.2f} s, and margin)')
+        expect(answers == RNR_RECVS,
+               f'{answers} answers landed, not the {RNR_RECVS} receives '
+               'left posted')
+        expect(reads > 0, 'the other session read nothing meanwhile')
+        status, _ = other.read(0, 2048)
+        expect(status == 0, f'the other session after: READ status 0x{status:02x}')
+        other.logout()
+        # When the target said what, from the kernel log (same clock).
+        t = {}
+        for ts, line in kmsg_since(fd):
+            for key, pat in (('mark', mark),
+                             ('rnr', 'RNR retry counter exceeded'),
+                             ('closed', f'session of {ctx.initiator}, '
+                                        f'TSIH {conn.tsih}, closed')):
+                if pat in line and key not in t:
+                    t[key] = ts
+        target = ', '.join(f'{what} {t[key] - t["mark"]:.2f} s'
+                           for key, what in (('rnr', 'RNR error after'),
+                                             ('closed', 'session closed after'))
+                           if key in t and 'mark' in t)
+        return (f'{answers} answers landed, then {how} after {ended:.2f} s '
+                f'(bound {RNR_BOUND} s); target: {target or "no log line"}; '
+                f'the other session read {reads} times meanwhile, and after')
+    finally:
+        conn.close()
+        if other is not None:
+            other.close()
 
 
 IMM = iser_keys(ImmediateData='Yes', FirstBurstLength='4096')
