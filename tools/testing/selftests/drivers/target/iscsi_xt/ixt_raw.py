@@ -1002,6 +1002,18 @@ def case_ffp_abort_waiting_write(ctx):
     return 'Function complete, no response for the task'
 
 
+def reset_ua_taken(conn):
+    """TEST UNIT READY after a LOGICAL UNIT RESET: its unit attention
+    (ASC 0x29), which it takes."""
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                           conn.expstatsn, bytes(6)))
+    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
+           rsp.sense[12] == 0x29,
+           f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+
+
 @case
 def case_ffp_abort_during_reset(ctx):
     """An immediate LOGICAL UNIT RESET while a write waits for its
@@ -1031,13 +1043,7 @@ def case_ffp_abort_during_reset(ctx):
     expect(seen[reset] == 0, f'LUN RESET: response {seen[reset]}')
     # The reset's unit attention, which the cases after this one must
     # not meet.
-    itt = conn.next_itt()
-    conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
-                           conn.expstatsn, bytes(6)))
-    rsp = conn.recv_expect(OP_SCSI_RSP, itt)
-    expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
-           rsp.sense[12] == 0x29,
-           f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+    reset_ua_taken(conn)
     conn.nop()
     conn.logout()
     return (f'LUN RESET response {seen[reset]}, ABORT TASK response '
@@ -1082,13 +1088,7 @@ def abort_held(ctx, keys, want, function):
     expect(pdu is None, f'for the aborted write: {pdu}')
     conn.cmdsn = n2
     if function == 5:
-        itt = conn.next_itt()
-        conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
-                               conn.expstatsn, bytes(6)))
-        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
-        expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x06 and
-               rsp.sense[12] == 0x29,
-               f'after the reset, TEST UNIT READY: {rsp}, sense {rsp.sense.hex()}')
+        reset_ua_taken(conn)
     conn.nop()
     conn.logout()
     return f'function {function}: Function complete, the write dropped'
