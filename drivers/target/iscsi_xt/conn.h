@@ -21,6 +21,7 @@
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <iscsi_xt/holes.h>
 #include <iscsi_xt/params.h>
@@ -464,5 +465,39 @@ void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 #define IXT_POOL_USE(n)		(BIT_ULL(32) | (u32)(n))
 void ixt_pressure_short(void);
 void ixt_pressure_exit(void);
+
+/**
+ * ixt_wait_woken() - wait_event_timeout() for a condition that sleeps
+ * @wq: the wait queue its changes are woken on.
+ * @cond: the condition; evaluated in %TASK_RUNNING, so it may take a
+ *	mutex (wait_event_timeout() evaluates it with the task already
+ *	set to sleep, where blocking is a bug).
+ * @timeout: jiffies to wait at most.
+ *
+ * A wake_up() on @wq between an evaluation and the sleep is not lost
+ * (wait_woken()).
+ *
+ * Context: Process context; sleeps.
+ * Return: whether @cond held at last.
+ */
+#define ixt_wait_woken(wq, cond, timeout)				\
+({									\
+	DEFINE_WAIT_FUNC(__ixt_wait, woken_wake_function);		\
+	struct wait_queue_head *__ixt_wq = &(wq);			\
+	long __ixt_left = (timeout);					\
+	bool __ixt_done;						\
+									\
+	add_wait_queue(__ixt_wq, &__ixt_wait);				\
+	for (;;) {							\
+		__ixt_done = (cond);					\
+		if (__ixt_done || !__ixt_left)				\
+			break;						\
+		__ixt_left = wait_woken(&__ixt_wait,			\
+					TASK_UNINTERRUPTIBLE,		\
+					__ixt_left);			\
+	}								\
+	remove_wait_queue(__ixt_wq, &__ixt_wait);			\
+	__ixt_done;							\
+})
 
 #endif /* _ISCSI_XT_CONN_H */

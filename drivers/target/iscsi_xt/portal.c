@@ -716,7 +716,7 @@ void ixt_tpg_drain(struct ixt_tpg *tpg)
 	ixt_tpg_logout_sessions(tpg);
 	while (ixt_tpg_in_use(tpg)) {
 		ixt_conns_close_tpg(tpg);
-		wait_event_timeout(ixt_tpg_use_wq, !ixt_tpg_in_use(tpg), HZ);
+		ixt_wait_woken(ixt_tpg_use_wq, !ixt_tpg_in_use(tpg), HZ);
 	}
 }
 

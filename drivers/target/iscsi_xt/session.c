@@ -306,9 +306,9 @@ int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn)
 		mutex_unlock(&ixt_sess_mutex);
 		pr_info_ratelimited("%s: reinstating connection CID %u of session TSIH %u\n",
 				    sess->initiator, conn->cid, sess->tsih);
-		if (!wait_event_timeout(ixt_sess_wq,
-					!ixt_sess_has_cid(sess, conn->cid),
-					IXT_REINSTATE_WAIT_SECS * HZ))
+		if (!ixt_wait_woken(ixt_sess_wq,
+				    !ixt_sess_has_cid(sess, conn->cid),
+				    IXT_REINSTATE_WAIT_SECS * HZ))
 			return -EBUSY;
 	}
 	if (sess->nr_conns >= sess->params.max_connections) {
@@ -660,8 +660,8 @@ void ixt_tpg_logout_sessions(struct ixt_tpg *tpg)
 			list_for_each_entry(conn, &sess->conns, sess_entry)
 				ixt_conn_request_logout(conn);
 	mutex_unlock(&ixt_sess_mutex);
-	wait_event_timeout(ixt_sess_wq, !ixt_tpg_has_sessions(tpg),
-			   (IXT_LOGOUT_REQUEST_SECS + 1) * HZ);
+	ixt_wait_woken(ixt_sess_wq, !ixt_tpg_has_sessions(tpg),
+		       (IXT_LOGOUT_REQUEST_SECS + 1) * HZ);
 	ixt_conns_close_tpg(tpg);
 }
 
