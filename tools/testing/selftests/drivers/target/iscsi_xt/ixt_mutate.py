@@ -895,13 +895,17 @@ def lba_range(text):
     return start, end
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+def fuzz_args(doc, initiator, timeout, transport=False, extra=()):
+    """The command line of a fuzzer (this one, ixt_statefuzz.py): the
+    options both take, --transport when TRANSPORT, the (flags, keywords)
+    of EXTRA; a seed drawn when none is given."""
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
     ap.add_argument('--target', required=True, help='TargetName of the TPG')
     ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
     ap.add_argument('--port', type=int, default=3260)
-    ap.add_argument('--transport', choices=('tcp', 'iser'), default='tcp')
-    ap.add_argument('--initiator', default='iqn.2026-11.org.example:ixt-mutate')
+    if transport:
+        ap.add_argument('--transport', choices=('tcp', 'iser'), default='tcp')
+    ap.add_argument('--initiator', default=initiator)
     ap.add_argument('--lun', type=int, default=0)
     ap.add_argument('--lba-range', type=lba_range, required=True,
                     metavar='START:END',
@@ -913,26 +917,41 @@ def main():
                     help='the number of the first session')
     ap.add_argument('--sessions', type=int, default=0,
                     help='stop after that many sessions (0: no limit)')
-    ap.add_argument('--timeout', type=float, default=2.0,
+    ap.add_argument('--timeout', type=float, default=timeout,
                     help='seconds to wait for an answer')
-    ap.add_argument('--login-rate', type=float, default=0.25,
-                    help='the fraction of logins mutated')
+    for flags, kw in extra:
+        ap.add_argument(*flags, **kw)
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), 'big')
-    print(f'ixt_mutate: seed {args.seed}, {args.transport}, {args.seconds:g} s, '
-          f'writes to blocks {args.lba_range[0]}-{args.lba_range[1] - 1}',
-          flush=True)
-    fz = Fuzzer(args)
+    return args
+
+
+def fuzz_run(name, fz, session):
+    """FZ run; 1 when it broke, after the traceback and the session
+    (SESSION(FZ)) it broke in, printed as NAME's; 0 otherwise."""
     try:
         fz.run()
     except Exception:
         traceback.print_exc()
-        print(f'ixt_mutate: the client broke in session {fz.rng and fz.number}',
+        print(f'{name}: the client broke in session {session(fz)}',
               flush=True)
         return 1
     return 0
+
+
+def main():
+    args = fuzz_args(__doc__, 'iqn.2026-11.org.example:ixt-mutate', 2.0,
+                     transport=True, extra=[
+                         (('--login-rate',),
+                          dict(type=float, default=0.25,
+                               help='the fraction of logins mutated'))])
+    print(f'ixt_mutate: seed {args.seed}, {args.transport}, {args.seconds:g} s, '
+          f'writes to blocks {args.lba_range[0]}-{args.lba_range[1] - 1}',
+          flush=True)
+    return fuzz_run('ixt_mutate', Fuzzer(args),
+                    lambda fz: fz.rng and fz.number)
 
 
 if __name__ == '__main__':

@@ -67,16 +67,13 @@ status is 0 unless the client itself broke (an exception other than a
 network error): the target's health is for the caller to judge.
 """
 
-import argparse
 import collections
-import os
 import random
 import select
 import socket
 import struct
 import sys
 import time
-import traceback
 
 from ixt_iscsi import (
     BLOCK, F_CONT, F_FINAL, F_READ, F_STATUS, F_WRITE, IMMEDIATE,
@@ -84,7 +81,8 @@ from ixt_iscsi import (
     OP_R2T, OP_REJECT, OP_SCSI_CMD, OP_SCSI_RSP, OP_TEXT, OP_TEXT_RSP, OP_TMF,
     OP_TMF_RSP, RESERVED_TAG, Connection, Fail, cdb10, data_out,
     encode_keys, logout_req, nop_out, op_keys, scsi_cmd, text_req, tmf_req)
-from ixt_mutate import OP_ASYNC, OTHER_CDBS, Mutator, Out, field, lba_range
+from ixt_mutate import (OP_ASYNC, OTHER_CDBS, Mutator, Out, field, fuzz_args,
+                        fuzz_run)
 
 SN_MASK = 0xffffffff
 TMF_ABORT_TASK, TMF_ABORT_TASK_SET, TMF_CLEAR_ACA = 1, 2, 3
@@ -1288,42 +1286,13 @@ class StateFuzzer(Mutator):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--target', required=True, help='TargetName of the TPG')
-    ap.add_argument('--host', default=os.environ.get('IXT_ADDR4_T', '192.0.2.1'))
-    ap.add_argument('--port', type=int, default=3260)
-    ap.add_argument('--initiator',
-                    default='iqn.2026-11.org.example:ixt-statefuzz')
-    ap.add_argument('--lun', type=int, default=0)
-    ap.add_argument('--lba-range', type=lba_range, required=True,
-                    metavar='START:END',
-                    help='the blocks writes may go to, END excluded')
-    ap.add_argument('--seed', type=int, default=None,
-                    help='default: drawn, and printed')
-    ap.add_argument('--seconds', type=float, default=60)
-    ap.add_argument('--first', type=int, default=0,
-                    help='the number of the first session')
-    ap.add_argument('--sessions', type=int, default=0,
-                    help='stop after that many sessions (0: no limit)')
-    ap.add_argument('--timeout', type=float, default=1.0,
-                    help='seconds to wait for an answer')
-    ap.add_argument('--login-timeout', type=float, default=8.0,
-                    help='seconds to wait for a Login Response')
-    ap.add_argument('-v', '--verbose', action='store_true')
-    args = ap.parse_args()
-    if args.seed is None:
-        args.seed = int.from_bytes(os.urandom(4), 'big')
+    args = fuzz_args(__doc__, 'iqn.2026-11.org.example:ixt-statefuzz', 1.0,
+                     extra=[(('--login-timeout',),
+                             dict(type=float, default=8.0,
+                                  help='seconds to wait for a Login Response'))])
     print(f'ixt_statefuzz: seed {args.seed}, {args.seconds:g} s, writes to '
           f'blocks {args.lba_range[0]}-{args.lba_range[1] - 1}', flush=True)
-    fz = StateFuzzer(args)
-    try:
-        fz.run()
-    except Exception:
-        traceback.print_exc()
-        print(f'ixt_statefuzz: the client broke in session {fz.number}',
-              flush=True)
-        return 1
-    return 0
+    return fuzz_run('ixt_statefuzz', StateFuzzer(args), lambda fz: fz.number)
 
 
 if __name__ == '__main__':

@@ -295,6 +295,63 @@ ixt_fio_verify() {
 	return 1
 }
 
+# The fuzzer tests' steps (mutate.sh, statefuzz.sh): a LUN of LUN_MIB MiB
+# written with a random PATTERN file, a fuzzer writing only to its blocks
+# [FUZZ_MIB, FUZZ_END_MIB) MiB, then the pattern checked outside them.
+
+# ixt_logout IFACE TARGET PORTAL: open-iscsi logged out of TARGET at
+# PORTAL through IFACE, its node record deleted.
+ixt_logout() {
+	ixt_node "$1" "$2" "$3" --logout
+	ixt_node "$1" "$2" "$3" -o delete
+}
+
+# ixt_pattern_written DISK PATTERN: the whole of PATTERN written over DISK.
+ixt_pattern_written() {
+	dd if="$2" of="$1" bs=1M oflag=direct conv=fsync status=none
+}
+
+# ixt_pattern_kept DISK PATTERN LUN_MIB FUZZ_MIB FUZZ_END_MIB: DISK's
+# LUN_MIB MiB hold PATTERN outside [FUZZ_MIB, FUZZ_END_MIB) MiB (read back
+# into $IXT_WORK/back); fails when DISK is no block device.
+ixt_pattern_kept() {
+	local disk=$1 pattern=$2 back=$IXT_WORK/back
+
+	[ -b "$disk" ] || return 1
+	dd if="$disk" of="$back" bs=1M count="$3" iflag=direct \
+		status=none || return 1
+	cmp -n $(($4 << 20)) "$pattern" "$back" &&
+		cmp -i $(($5 << 20)) "$pattern" "$back"
+}
+
+# ixt_fio_verified DISK FIO_MIB: ixt_fio_verify's 8 MiB of random 64 KiB
+# writes at FIO_MIB MiB of DISK, verified; fails when DISK is no block
+# device.
+ixt_fio_verified() {
+	[ -b "$1" ] && ixt_fio_verify "$1" "${2}M" 8192 64k 8
+}
+
+# ixt_fuzz SCRIPT TARGET SEED SECONDS FUZZ_MIB FUZZ_END_MIB [ARG...]: the
+# fuzzer SCRIPT (ixt_mutate.py, ixt_statefuzz.py) run against TARGET at
+# $IXT_ADDR4_T with SEED for SECONDS, writing to [FUZZ_MIB, FUZZ_END_MIB)
+# MiB, with the ARGs added; given SECONDS + 120 s at most. Its output is
+# shown as KTAP diagnostics; fails if it broke.
+ixt_fuzz() {
+	local script=$1 tgt=$2 seed=$3 seconds=$4 from=$5 to=$6 out rc line
+
+	shift 6
+	out=$(timeout $((seconds + 120)) "$ixt_py" "$ixt_libdir/$script" \
+		--target "$tgt" --host "$IXT_ADDR4_T" \
+		--seed "$seed" --seconds "$seconds" \
+		--lba-range $((from << 11)):$((to << 11)) \
+		"$@" 2>&1)
+	rc=$?
+	while read -r line; do
+		ktap_print_msg "$line"
+	done <<<"$out"
+	[ "$rc" -eq 0 ]
+}
+
 # ixt_fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over
 # KIB KiB (8 MiB at most) at the start of the next unused 8 MiB region of
 # LUN, whose disk is the caller's ${disk[LUN]} and next region its

@@ -74,47 +74,18 @@ login() {
 }
 
 logout() {
-	ixt_node "$1" "$tgt" "$portal" --logout
-	ixt_node "$1" "$tgt" "$portal" -o delete
+	ixt_logout "$1" "$tgt" "$portal"
 	disk=
 }
 
-# The whole LUN written with the pattern.
-pattern_written() {
-	dd if="$IXT_WORK/pattern" of="$disk" bs=1M oflag=direct conv=fsync \
-		status=none
-}
-
-# The LUN outside the fuzzer's blocks holds the pattern.
-pattern_kept() {
-	local back=$IXT_WORK/back
-
-	dd if="$disk" of="$back" bs=1M count=$lun_mib iflag=direct \
-		status=none || return 1
-	cmp -n $((fuzz_mib << 20)) "$IXT_WORK/pattern" "$back" &&
-		cmp -i $((fuzz_end_mib << 20)) "$IXT_WORK/pattern" "$back"
-}
-
-# fio's 8 MiB of random 64 KiB writes at fio_mib, verified.
-fio_verified() {
-	[ -b "$disk" ] && ixt_fio_verify "$disk" "${fio_mib}M" 8192 64k 8
-}
-
-# fuzz TRANSPORT: the fuzzer's run, its output shown; fails if it broke.
+# fuzz TRANSPORT: ixt_fuzz over TRANSPORT with the test's settings and
+# $IXT_MUTATE_ARGS.
 fuzz() {
-	local out rc line extra
+	local extra
 
 	read -ra extra <<<"${IXT_MUTATE_ARGS:-}"
-	out=$(timeout $((seconds + 120)) "$ixt_py" "$ixt_libdir/ixt_mutate.py" \
-		--target "$tgt" --host "$IXT_ADDR4_T" --transport "$1" \
-		--seed "$seed" --seconds "$seconds" \
-		--lba-range $((fuzz_mib << 11)):$((fuzz_end_mib << 11)) \
-		"${extra[@]}" 2>&1)
-	rc=$?
-	while read -r line; do
-		ktap_print_msg "$line"
-	done <<<"$out"
-	[ "$rc" -eq 0 ]
+	ixt_fuzz ixt_mutate.py "$tgt" "$seed" "$seconds" $fuzz_mib \
+		$fuzz_end_mib --transport "$1" "${extra[@]}"
 }
 
 # run TRANSPORT: the guard pattern, the fuzzer, and the checks.
@@ -126,7 +97,7 @@ run() {
 		return
 	fi
 	ixt_check "$t: open-iscsi writes the pattern over the LUN" \
-		eval 'login "$iface" && pattern_written'
+		eval 'login "$iface" && ixt_pattern_written "$disk" "$IXT_WORK/pattern"'
 	logout "$iface"
 	ixt_check "$t: the fuzzer ran ${seconds} s (seed $seed) without breaking" \
 		fuzz "$t"
@@ -134,8 +105,8 @@ run() {
 	ixt_check "$t: every cache line is back in the pool" ixt_pool_all_free
 	ixt_check "$t: open-iscsi logs in again" login "$iface"
 	ixt_check "$t: the LUN outside the fuzzer's blocks is unchanged" \
-		eval '[ -b "$disk" ] && pattern_kept'
-	ixt_check "$t: fio writes and verifies 8 MiB" fio_verified
+		eval 'ixt_pattern_kept "$disk" "$IXT_WORK/pattern" $lun_mib $fuzz_mib $fuzz_end_mib'
+	ixt_check "$t: fio writes and verifies 8 MiB" eval 'ixt_fio_verified "$disk" $fio_mib'
 	logout "$iface"
 }
 

@@ -61,48 +61,17 @@ login() {
 }
 
 logout() {
-	ixt_node default "$tgt" "$portal" --logout
-	ixt_node default "$tgt" "$portal" -o delete
+	ixt_logout default "$tgt" "$portal"
 	disk=
 }
 
-# The whole LUN written with the pattern.
-pattern_written() {
-	dd if="$IXT_WORK/pattern" of="$disk" bs=1M oflag=direct conv=fsync \
-		status=none
-}
-
-# The LUN outside the fuzzer's blocks holds the pattern.
-pattern_kept() {
-	local back=$IXT_WORK/back
-
-	dd if="$disk" of="$back" bs=1M count=$lun_mib iflag=direct \
-		status=none || return 1
-	cmp -n $((fuzz_mib << 20)) "$IXT_WORK/pattern" "$back" &&
-		cmp -i $((fuzz_end_mib << 20)) "$IXT_WORK/pattern" "$back"
-}
-
-# fio's 8 MiB of random 64 KiB writes at fio_mib, verified.
-fio_verified() {
-	[ -b "$disk" ] && ixt_fio_verify "$disk" "${fio_mib}M" 8192 64k 8
-}
-
-# fuzz: the fuzzer's run, its output shown; fails if it broke.
+# fuzz: ixt_fuzz with the test's settings and $IXT_STATEFUZZ_ARGS.
 fuzz() {
-	local out rc line extra
+	local extra
 
 	read -ra extra <<<"${IXT_STATEFUZZ_ARGS:-}"
-	out=$(timeout $((seconds + 120)) "$ixt_py" \
-		"$ixt_libdir/ixt_statefuzz.py" \
-		--target "$tgt" --host "$IXT_ADDR4_T" \
-		--seed "$seed" --seconds "$seconds" \
-		--lba-range $((fuzz_mib << 11)):$((fuzz_end_mib << 11)) \
-		"${extra[@]}" 2>&1)
-	rc=$?
-	while read -r line; do
-		ktap_print_msg "$line"
-	done <<<"$out"
-	[ "$rc" -eq 0 ]
+	ixt_fuzz ixt_statefuzz.py "$tgt" "$seed" "$seconds" $fuzz_mib \
+		$fuzz_end_mib "${extra[@]}"
 }
 
 # The kernel log lines of the paths the fuzzer took, since MARK.
@@ -145,7 +114,7 @@ ixt_rd_lun0 "$tpg" "$rd" $((lun_mib << 8)) &&
 ixt_owned_mark "${owners[@]}"
 
 ixt_check "open-iscsi writes the pattern over the LUN" \
-	eval 'login && pattern_written'
+	eval 'login && ixt_pattern_written "$disk" "$IXT_WORK/pattern"'
 logout
 mark="ixt-statefuzz: fuzzing $$ $RANDOM"
 echo "$mark" >/dev/kmsg
@@ -155,8 +124,8 @@ ixt_check "no session left in the module within 30 s" ixt_sessions_gone 30
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "open-iscsi logs in again" login
 ixt_check "the LUN outside the fuzzer's blocks is unchanged" \
-	eval '[ -b "$disk" ] && pattern_kept'
-ixt_check "fio writes and verifies 8 MiB" fio_verified
+	eval 'ixt_pattern_kept "$disk" "$IXT_WORK/pattern" $lun_mib $fuzz_mib $fuzz_end_mib'
+ixt_check "fio writes and verifies 8 MiB" eval 'ixt_fio_verified "$disk" $fio_mib'
 logout
 
 ixt_cfs_clear
