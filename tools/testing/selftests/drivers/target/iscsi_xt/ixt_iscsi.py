@@ -456,7 +456,10 @@ class Connection:
             for k, v in rsp.keys:
                 got.append((k, v))
                 if k == 'MaxRecvDataSegmentLength':
-                    self.target_mrdsl = int(v, 0)
+                    # Reject: the target refused our declaration (one a
+                    # fuzzer mutated); it declares its own apart.
+                    if v not in ('Irrelevant', 'NotUnderstood', 'Reject'):
+                        self.target_mrdsl = int(v, 0)
                 elif k in self.neg:
                     if v not in ('Irrelevant', 'NotUnderstood', 'Reject'):
                         self.neg[k] = v
