@@ -75,7 +75,7 @@ initrd=$build/vm/initramfs${IXT_KERNEL_DIR:+-$kver}.cpio.gz
 # for the whole boot.
 if [ -n "$debug" ]; then
 	if grep -qx CONFIG_KASAN=y "$ktree/boot/config-$kver" 2>/dev/null; then
-		debug="${IXT_VM_DEBUG_OPTS-slub_debug=U kfence.sample_interval=10 no5lvl}"
+		debug="slub_debug=U kfence.sample_interval=10 no5lvl"
 	else
 		debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1"
 	fi
