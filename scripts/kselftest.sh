@@ -35,7 +35,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 shift $(($# > 0 ? 1 : 0))
 col=drivers/target/iscsi_xt
-ksft=$build/ksft
+name=${IXT_KSFT_NAME:-kselftest${IXT_RDMA:+-$IXT_RDMA}}
+# One install per results folder: runs of different NAMEs may overlap.
+ksft=$build/ksft/$name
 src=$ksft/src/tools/testing/selftests
 inst=$ksft/install
 
@@ -57,7 +59,6 @@ if [ $# -eq 0 ] && [ -n "${IXT_KSFT_SKIP:-}" ]; then
 	set -- "${tests[@]}"
 fi
 
-name=${IXT_KSFT_NAME:-kselftest${IXT_RDMA:+-$IXT_RDMA}}
 if [ $# -eq 0 ]; then
 	mapfile -t all < <(sed "s|^$col:||" "$inst/kselftest-list.txt")
 	set -- "${all[@]}"
