@@ -190,15 +190,16 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	struct se_session *se_sess;
 
-	if (sess->discovery &&
-	    atomic_inc_return(&ixt_discovery_sessions) >
-	    IXT_MAX_DISCOVERY_SESSIONS) {
-		atomic_dec(&ixt_discovery_sessions);
-		pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open\n",
-				    &conn->peer, IXT_MAX_DISCOVERY_SESSIONS);
-		return -EBUSY;
-	}
-	if (!sess->discovery) {
+	if (sess->discovery) {
+		if (atomic_inc_return(&ixt_discovery_sessions) >
+		    IXT_MAX_DISCOVERY_SESSIONS) {
+			atomic_dec(&ixt_discovery_sessions);
+			pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open\n",
+					    &conn->peer,
+					    IXT_MAX_DISCOVERY_SESSIONS);
+			return -EBUSY;
+		}
+	} else {
 		se_sess = ixt_fault(IXT_FAULT_SE_SESS) ? ERR_PTR(-ENOMEM) :
 			  target_setup_session(&sess->tpg->se_tpg, 0, 0,
 					       TARGET_PROT_NORMAL,
@@ -207,10 +208,9 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		if (IS_ERR(se_sess))
 			return PTR_ERR(se_sess);
 		sess->se_sess = se_sess;
+		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	}
 
-	if (!sess->discovery)
-		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	mutex_lock(&ixt_sess_mutex);
 	sess->tsih = ixt_tsih_alloc();
 	sess->stats.index = sess->tsih;
