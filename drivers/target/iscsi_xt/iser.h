@@ -237,6 +237,9 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  *	completion handler runs in process context).
  * @qp: the queue pair: our own over InfiniBand and RoCE, to set our RNR
  *	retry count (ixt_iser_qp_to()); the RDMA CM's (@cm_id's) over iWARP.
+ *	Destroyed early, and NULL, when work requests never complete
+ *	(ixt_iser_sq_wait()).
+ * @qpn: its number, to show while it may be gone.
  * @cm_gone: completed when the RDMA CM reports the end of the
  *	connection (the initiator disconnected, or it failed).
  * @snd_w_inv: the initiator takes Send with Invalidate.
@@ -310,6 +313,7 @@ struct ixt_iser_conn {
 	struct ixt_iser_dev *dev;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	u32 qpn;
 	struct completion cm_gone;
 	bool snd_w_inv;
 	u32 max_sge_wr;
@@ -378,6 +382,8 @@ static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
  *	invalidating a STag of the target's; each drops its connection).
  * @late_flushes: connections whose queue pair drain returned before
  *	every signaled work request had completed (see ixt_iser_sq_wait()).
+ * @abandoned_sends: Sends given up on at teardown, never completed by
+ *	the device (see ixt_iser_sq_abandon()).
  */
 struct ixt_iser_stats {
 	atomic64_t rdma_writes;
@@ -390,6 +396,7 @@ struct ixt_iser_stats {
 	atomic64_t mr_waits;
 	atomic64_t remote_invs;
 	atomic64_t late_flushes;
+	atomic64_t abandoned_sends;
 };
 
 /* iser_main.c */
@@ -401,6 +408,29 @@ extern unsigned int ixt_iser_dbg_max_sge;
 extern unsigned int ixt_iser_dbg_max_wr_len;
 extern bool ixt_iser_force_reg;
 extern unsigned int ixt_iser_dbg_mr_pool;
+#ifdef IXT_FAULT_INJECT
+extern unsigned int ixt_iser_dbg_lose_sends;
+
+/*
+ * Whether a Send's completion is to be ignored, as a device that never
+ * completes it (siw, now and then, after its peer's TERMINATE) leaves
+ * it: the dbg_lose_sends parameter counts them down.
+ */
+static inline bool ixt_iser_send_lost(void)
+{
+	unsigned int n = READ_ONCE(ixt_iser_dbg_lose_sends);
+
+	while (n)
+		if (try_cmpxchg(&ixt_iser_dbg_lose_sends, &n, n - 1))
+			return true;
+	return false;
+}
+#else
+static inline bool ixt_iser_send_lost(void)
+{
+	return false;
+}
+#endif
 struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev);
 void ixt_iser_dev_put(struct ixt_iser_dev *dev);
 
@@ -430,7 +460,8 @@ void ixt_iser_fetch(struct ixt_cmd *cmd);
 int ixt_iser_tx_init(struct ixt_iser_conn *ic);
 void ixt_iser_tx_stop(struct ixt_iser_conn *ic);
 void ixt_iser_tx_free(struct ixt_iser_conn *ic);
-void ixt_iser_sq_wait(struct ixt_iser_conn *ic);
+bool ixt_iser_sq_wait(struct ixt_iser_conn *ic);
+void ixt_iser_sq_abandon(struct ixt_iser_conn *ic);
 int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces);
 void ixt_iser_xfer_release(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x);
 

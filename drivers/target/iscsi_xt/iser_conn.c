@@ -477,7 +477,7 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 			     "   iSER: %pISpc <- %pISpc, device %s port %u, QP 0x%x\n",
 			     &a->src_addr, &a->dst_addr,
 			     dev_name(&ic->dev->ibdev->dev), ic->cm_id->port_num,
-			     ic->qp->qp_num);
+			     ic->qpn);
 	len += sysfs_emit_at(page, len,
 			     "   iSER: send queue %u, receives %u, RDMA READs in flight %u, SGEs per WRITE %u per READ %u, bytes per WR %u, Send with Invalidate %s\n",
 			     ic->send_depth, READ_ONCE(ic->nr_rx), ic->ord,
@@ -515,6 +515,31 @@ static void ixt_iser_cmd_free(struct ixt_cmd *cmd)
 	kmem_cache_free(ixt_iser_cmd_cache, icmd);
 }
 
+static void ixt_iser_qp_destroy(struct ixt_iser_conn *ic)
+{
+	if (!ic->qp)
+		return;
+	if (ic->cm_id->qp)
+		rdma_destroy_qp(ic->cm_id);
+	else
+		ib_destroy_qp(ic->qp);
+	ic->qp = NULL;
+}
+
+/*
+ * Signaled work requests never completed after the drain (see
+ * ixt_iser_sq_wait()): destroy the queue pair, so that the device forgets
+ * them, and the completion queue, which returns once no handler runs,
+ * and give back what they held.
+ */
+static void ixt_iser_qp_abandon(struct ixt_iser_conn *ic)
+{
+	ixt_iser_qp_destroy(ic);
+	ib_free_cq(ic->cq);
+	ic->cq = NULL;
+	ixt_iser_sq_abandon(ic);
+}
+
 /*
  * shutdown op: disconnect, let every work request complete (flushed),
  * stop the receive path, and free what was never sent.
@@ -524,6 +549,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	struct ixt_iser_conn *ic = to_iser_conn(conn);
 	struct ixt_iser_xfer *x, *xn;
 	LIST_HEAD(fetched);
+	bool done;
 
 	spin_lock_bh(&ic->tx_lock);
 	ic->tx_dead = true;
@@ -538,7 +564,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 					    IXT_ISER_LOGOUT_WAIT_SECS * HZ);
 	rdma_disconnect(ic->cm_id);
 	ib_drain_qp(ic->qp);
-	ixt_iser_sq_wait(ic);
+	done = ixt_iser_sq_wait(ic);
 
 	spin_lock_bh(&ic->rx_lock);
 	ic->stopping = true;
@@ -550,6 +576,8 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 		list_del_init(&x->entry);
 		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
 	}
+	if (!done)
+		ixt_iser_qp_abandon(ic);
 	ixt_iser_tx_stop(ic);
 }
 
@@ -558,14 +586,8 @@ static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 {
 	u32 i;
 
-	if (ic->qp) {
-		ixt_iser_reg_free(ic);
-		if (ic->cm_id->qp)
-			rdma_destroy_qp(ic->cm_id);
-		else
-			ib_destroy_qp(ic->qp);
-	}
-	ic->qp = NULL;
+	ixt_iser_qp_destroy(ic);
+	ixt_iser_reg_free(ic);
 	if (ic->cq)
 		ib_free_cq(ic->cq);
 	for (i = 0; i < ic->nr_rx; i++)
@@ -579,7 +601,12 @@ static void ixt_iser_free(struct ixt_conn *conn)
 {
 	struct ixt_iser_conn *ic = to_iser_conn(conn);
 
-	/* Commands are gone: nothing uses the queue pair or the device. */
+	/*
+	 * Commands are gone: nothing uses the queue pair or the device,
+	 * and no PDU is freed any more. The last one freed may have
+	 * resumed the receive path (ixt_conn_tx_done()) after shutdown.
+	 */
+	cancel_delayed_work_sync(&ic->rx_work);
 	ixt_iser_conn_destroy(ic);
 	rdma_destroy_id(ic->cm_id);
 	ixt_iser_dev_put(ic->dev);
@@ -718,7 +745,10 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 		      rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
 		ic->qp = ic->cm_id->qp;
 	}
-	return ret ?: ixt_iser_reg_init(ic);
+	if (ret)
+		return ret;
+	ic->qpn = ic->qp->qp_num;
+	return ixt_iser_reg_init(ic);
 }
 
 /*

@@ -53,6 +53,13 @@ module_param_named(dbg_mr_pool, ixt_iser_dbg_mr_pool, uint, 0644);
 MODULE_PARM_DESC(dbg_mr_pool,
 		 "Debug: at most this many MRs per connection where READ sinks are registered; 0: as many as the send queue can use, up to 64 (default 0)");
 
+#ifdef IXT_FAULT_INJECT
+unsigned int ixt_iser_dbg_lose_sends;
+module_param_named(dbg_lose_sends, ixt_iser_dbg_lose_sends, uint, 0644);
+MODULE_PARM_DESC(dbg_lose_sends,
+		 "Fault injection: the completions of the next this many Sends are ignored, as if the device never made them (default 0)");
+#endif
+
 struct ixt_iser_stats ixt_iser_stats;
 struct kmem_cache *ixt_iser_cmd_cache;
 static struct dentry *ixt_iser_debugfs;
@@ -73,6 +80,8 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "remote_invs %lld\n", atomic64_read(&st->remote_invs));
 	seq_printf(m, "late_flushes %lld\n",
 		   atomic64_read(&st->late_flushes));
+	seq_printf(m, "abandoned_sends %lld\n",
+		   atomic64_read(&st->abandoned_sends));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);

@@ -133,19 +133,24 @@ int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 
 /**
  * ixt_iser_reg_free() - destroy the MR pool of a connection
- * @ic: the connection, none of whose work requests is outstanding; its
- *	queue pair not destroyed yet.
+ * @ic: the connection, its queue pair destroyed: no work request can
+ *	use an MR any more.
  *
  * Context: Process context.
  */
 void ixt_iser_reg_free(struct ixt_iser_conn *ic)
 {
 	struct ixt_iser_reg *reg = ic->reg;
+	struct ib_mr *mr, *next;
 
 	if (!reg)
 		return;
 	list_splice_init(&reg->busy, &reg->free);
-	ib_mr_pool_destroy(ic->qp, &reg->free);
+	/* ib_mr_pool_destroy() would want the queue pair, for its lock. */
+	list_for_each_entry_safe(mr, next, &reg->free, qp_entry) {
+		list_del(&mr->qp_entry);
+		ib_dereg_mr(mr);
+	}
 	kfree(reg->batches);
 	kfree(reg);
 	ic->reg = NULL;

@@ -366,8 +366,11 @@ static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct ixt_iser_conn *ic = tx->ic;
 	struct ixt_tx_pdu *pdu = tx->pdu;
-	bool ok = ixt_iser_wc_ok(ic, wc, "Send");
+	bool ok;
 
+	if (ixt_iser_send_lost())
+		return;
+	ok = ixt_iser_wc_ok(ic, wc, "Send");
 	ixt_iser_tx_unmap(ic, tx);
 	tx->pdu = NULL;
 	ixt_conn_tx_done(&ic->conn, pdu);
@@ -874,21 +877,66 @@ static bool ixt_iser_sq_done(struct ixt_iser_conn *ic)
  * complete at once; the others are flushed only when its socket closes,
  * after the drain. Their handlers still give commands back and free
  * PDUs, so the teardown waits for every signaled work request to have
- * completed (those before them completed first, in order), and says so
- * if one never does.
+ * completed (those before them completed first, in order). A queue pair
+ * in TERMINATE (the peer's device ended the connection) that way keeps
+ * them until the peer closes its socket, which a peer may never do: the
+ * wait then ends, said, and the caller abandons them
+ * (ixt_iser_sq_abandon()).
  *
  * Context: Process context (the release work); sleeps.
+ * Return: true when every signaled work request completed, false when
+ * some did not within %IXT_ISER_LATE_FLUSH_SECS.
  */
-void ixt_iser_sq_wait(struct ixt_iser_conn *ic)
+bool ixt_iser_sq_wait(struct ixt_iser_conn *ic)
 {
 	if (ixt_iser_sq_done(ic))
-		return;
+		return true;
 	atomic64_inc(&ixt_iser_stats.late_flushes);
-	if (!wait_event_timeout(ic->sq_idle, ixt_iser_sq_done(ic),
-				IXT_ISER_LATE_FLUSH_SECS * HZ))
-		pr_err_ratelimited("%pISpc: %u signaled work requests not completed %u s after the queue pair was drained\n",
-				   &ic->conn.peer, READ_ONCE(ic->sq_cr_nr),
-				   IXT_ISER_LATE_FLUSH_SECS);
+	if (wait_event_timeout(ic->sq_idle, ixt_iser_sq_done(ic),
+			       IXT_ISER_LATE_FLUSH_SECS * HZ))
+		return true;
+	pr_err_ratelimited("%pISpc: %u signaled work requests not completed %u s after the queue pair was drained: abandoned\n",
+			   &ic->conn.peer, READ_ONCE(ic->sq_cr_nr),
+			   IXT_ISER_LATE_FLUSH_SECS);
+	return false;
+}
+
+/**
+ * ixt_iser_sq_abandon() - give back what work requests that never
+ *	completed hold
+ * @ic: the connection, its queue pair and completion queue destroyed: no
+ *	completion handler runs any more, nor ever will.
+ *
+ * A Send never completed holds its PDU, freed here as a flushed Send's
+ * completion frees it (a command's response lets the command go). The
+ * RDMA transfers hold send queue slots, which die with the queue pair,
+ * and fetches, which ixt_iser_tx_stop() gives back.
+ *
+ * Context: Process context (the release work).
+ */
+void ixt_iser_sq_abandon(struct ixt_iser_conn *ic)
+{
+	struct ixt_iser_tx *tx;
+	struct ixt_tx_pdu *pdu;
+	u32 i, n = 0;
+
+	for (i = 0; i < IXT_ISER_NR_TX; i++) {
+		tx = ic->tx[i];
+		pdu = tx->pdu;
+		if (!pdu)
+			continue;
+		ixt_iser_tx_unmap(ic, tx);
+		tx->pdu = NULL;
+		ixt_conn_tx_done(&ic->conn, pdu);
+		spin_lock_bh(&ic->tx_lock);
+		list_add(&tx->entry, &ic->tx_free);
+		spin_unlock_bh(&ic->tx_lock);
+		n++;
+	}
+	spin_lock_bh(&ic->tx_lock);
+	ic->sq_cr_nr = 0;
+	spin_unlock_bh(&ic->tx_lock);
+	atomic64_add(n, &ixt_iser_stats.abandoned_sends);
 }
 
 /**

@@ -803,6 +803,26 @@ def case_write_read(ctx):
     return '64 KiB written and read back'
 
 
+LOSE_SENDS = '/sys/module/iscsi_xt_iser/parameters/dbg_lose_sends'
+
+
+@case
+def case_send_lost(ctx):
+    """A Send whose completion never comes (dbg_lose_sends, a fault
+    injection build): 64 KiB written and read back, the read's response
+    Send made to complete never, then a Logout. The answer arrives all
+    the same; the command stays the target's until its teardown abandons
+    the Send (the shell checks that)."""
+    conn = logged_in(ctx)
+    data = os.urandom(128 * BLOCK)
+    good(conn.write(RW_LBA, data))
+    with open(LOSE_SENDS, 'w') as f:
+        f.write('1\n')
+    read_back(conn, RW_LBA, data)
+    conn.logout()
+    return '64 KiB written and read back, the read\'s response Send lost'
+
+
 @case
 def case_nop_data(ctx):
     """NOP-Outs with 1, 1000 and 8192 bytes of ping data: each NOP-In
