@@ -109,7 +109,7 @@ struct ixt_dpt_geom {
 };
 
 /**
- * struct ixt_dpt_entry - one piece of one cache line (figure 9C)
+ * struct ixt_dpt_entry - one piece of one cache line
  * @addr: data pointer of the piece's first byte: its line's address plus
  *	the offset of the piece in the line.
  * @offset: buffer offset of the piece's first byte in the command.
@@ -178,7 +178,7 @@ struct ixt_dpt {
 };
 
 /**
- * struct ixt_dpt_r2t - what one R2T asks for (figure 9B)
+ * struct ixt_dpt_r2t - what one R2T asks for: one run
  * @ttt: Target Transfer Tag, never %IXT_DPT_TTT_RESERVED.
  * @offset: Buffer Offset.
  * @length: Desired Data Transfer Length, at most MaxBurstLength.
@@ -265,8 +265,9 @@ static inline u32 ixt_dpt_ttt_make(u32 slot, u32 field)
  * @t: the table.
  * @entry: index of the entry.
  *
- * Return: the tag, as figure 9B shows it: entry 1 of the command in slot
- * 0x123 with base 0x10 is 0x0011_0123.
+ * Return: the tag: entry 1 of the command in slot 0x123 with base 0x10
+ * is 0x0011_0123 (see "Data-pointer table over cache lines" in
+ * Documentation/design.rst).
  */
 static inline u32 ixt_dpt_ttt(const struct ixt_dpt *t, u32 entry)
 {

@@ -35,12 +35,13 @@
  * starts the next one, and a piece is divided at the last page as at the
  * byte limit. Plain mode, page_size 0, has no such rules.
  *
- * The REQUEST STATE (&struct ixt_rd_state: current piece, offset in it,
- * work requests emitted, the total computed before the first one) stays
- * with the transfer, so a transfer that finds the send queue full builds
- * what fits and continues from where it stopped when completions free
- * slots. No transfer is refused for its size; the send queue need not be
- * sized for the largest one.
+ * The request state (&struct ixt_rd_state: the current piece, the bytes
+ * of it already built, the work requests built and how many the whole
+ * transfer takes, counted before the first one) stays with the transfer,
+ * so a transfer that finds the send queue full builds what fits and
+ * continues from where it stopped when completions free slots. No
+ * transfer is refused for its size; the send queue need not be sized for
+ * the largest one.
  */
 
 /**
@@ -97,7 +98,7 @@ struct ixt_rd_wr {
 };
 
 /**
- * struct ixt_rd_state - the REQUEST STATE of one transfer
+ * struct ixt_rd_state - the request state of one transfer
  * @pieces: the local pieces; the caller keeps them until the transfer is
  *	built.
  * @nr_pieces: how many.
@@ -105,10 +106,10 @@ struct ixt_rd_wr {
  * @raddr: remote address of the next byte to build.
  * @len: bytes of the whole transfer.
  * @done: bytes built so far.
- * @cur: the current piece (CURRENT ELEMENT).
- * @off: bytes of @cur already built (OFFSET).
- * @nr_wrs: work requests the whole transfer takes (total transfer count),
- *	computed by ixt_rd_init().
+ * @cur: index of the current piece: the one the next byte comes from.
+ * @off: bytes of @cur already built.
+ * @nr_wrs: work requests the whole transfer takes, counted by
+ *	ixt_rd_init().
  * @wrs_done: work requests built so far.
  */
 struct ixt_rd_state {

@@ -133,8 +133,8 @@ struct ixt_iser_tx {
 };
 
 /**
- * struct ixt_iser_xfer - one RDMA transfer of a command (the REQUEST
- *	STATE of the descriptor builder, with what it needs to finish)
+ * struct ixt_iser_xfer - one RDMA transfer of a command: the builder's
+ *	request state, and what the transfer needs to finish
  * @cqe: completion of a fetch's last RDMA READ.
  * @entry: on the connection's rd_wait list (a fetch waiting for send
  *	queue slots), rd_posted list (its last RDMA READ posted, not

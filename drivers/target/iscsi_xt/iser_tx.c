@@ -19,7 +19,7 @@
  * is always to come.
  *
  * A transfer that finds the queue full, or the MR pool empty, keeps its
- * builder state and continues when completions give them back: no
+ * request state and continues when completions give them back: no
  * transfer is refused for its size, and the queue is not sized for the
  * worst case. PDUs go out in the order they were queued (StatSN order):
  * a Data-In keeps the PDUs behind it, its command's response first,

@@ -98,7 +98,7 @@ static void ixt_rd_one(struct ixt_rd_state *st, struct ixt_rd_wr *wr,
 }
 
 /**
- * ixt_rd_init() - start the REQUEST STATE of a transfer
+ * ixt_rd_init() - set up the request state of a transfer
  * @st: the state to set up.
  * @pieces: the local pieces, in the order of the remote buffer; kept by
  *	the caller until the last work request is built.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of drivers/target/iscsi_xt/dpt.c: figures 9A-9D of the seed
- * as a test vector, in order and out of order, the unsolicited-data rules,
+ * Unit tests of drivers/target/iscsi_xt/dpt.c: the example of
+ * "Data-pointer table over cache lines" in Documentation/design.rst as a
+ * test vector, in order and out of order, the unsolicited-data rules,
  * the Target Transfer Tag split, hostile Data-Out PDUs, and a brute-force
  * model of random layouts and PDU orders: every byte placed exactly once
  * where the lines say, no R2T across a line or beyond MaxBurstLength,
@@ -43,20 +44,20 @@ static void expect_two_pieces(const struct ixt_dpt *t,
 	EXPECT_FALSE(ixt_dpt_iter_next(&it, &pc));
 }
 
-/* ---- Figures 9A-9D ------------------------------------------------- */
+/* ---- The example of Documentation/design.rst ----------------------- */
 
-/* Three 32 KiB lines; write offset 0 lands at 0x54000 (figure 9A). */
-static const struct ixt_dpt_line fig9_lines[] = {
+/* Three 32 KiB lines; buffer offset 0 lands 0x4000 into the first. */
+static const struct ixt_dpt_line ex_lines[] = {
 	{ .addr = 0x50000, .handle = 7 },
 	{ .addr = 0x68000, .handle = 3 },
 	{ .addr = 0x80000, .handle = 9 },
 };
 
-/* MaxBurstLength of the figures (open-iscsi's), and a smaller one. */
-#define FIG9_BURST	262144
-#define FIG9_BURST_32K	0x8000
+/* MaxBurstLength of the example (open-iscsi's), and a smaller one. */
+#define EX_BURST	262144
+#define EX_BURST_32K	0x8000
 
-static struct ixt_dpt_geom fig9_geom_burst(u32 max_r2t, u32 max_burst)
+static struct ixt_dpt_geom ex_geom_burst(u32 max_r2t, u32 max_burst)
 {
 	return (struct ixt_dpt_geom) {
 		.xfer_len = 0x10000,
@@ -71,55 +72,54 @@ static struct ixt_dpt_geom fig9_geom_burst(u32 max_r2t, u32 max_burst)
 	};
 }
 
-static struct ixt_dpt_geom fig9_geom(u32 max_r2t)
+static struct ixt_dpt_geom ex_geom(u32 max_r2t)
 {
-	return fig9_geom_burst(max_r2t, FIG9_BURST);
+	return ex_geom_burst(max_r2t, EX_BURST);
 }
 
-/* Sets up the figure 9 table in @t over @e; false on failure. */
-static bool fig9_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
-		      u32 max_r2t)
+/* Sets up the example's table in @t over @e; false on failure. */
+static bool ex_init(struct ixt_dpt *t, struct ixt_dpt_entry *e, u32 max_r2t)
 {
-	struct ixt_dpt_geom g = fig9_geom(max_r2t);
+	struct ixt_dpt_geom g = ex_geom(max_r2t);
 
-	return !ixt_dpt_init(t, &g, fig9_lines, ARRAY_SIZE(fig9_lines), e, 3,
+	return !ixt_dpt_init(t, &g, ex_lines, ARRAY_SIZE(ex_lines), e, 3,
 			     NULL);
 }
 
 /*
- * The figure 9 buffer with MaxBurstLength 32 KiB: two runs, [0, 0x8000)
+ * The example's buffer with MaxBurstLength 32 KiB: two runs, [0, 0x8000)
  * from entry 0 and [0x8000, 0x10000) from entry 2, line 1 cut between.
  */
-static bool fig9_init_32k(struct ixt_dpt *t, struct ixt_dpt_entry *e,
-			  u32 max_r2t)
+static bool ex_init_32k(struct ixt_dpt *t, struct ixt_dpt_entry *e,
+			u32 max_r2t)
 {
-	struct ixt_dpt_geom g = fig9_geom_burst(max_r2t, FIG9_BURST_32K);
+	struct ixt_dpt_geom g = ex_geom_burst(max_r2t, EX_BURST_32K);
 
-	return !ixt_dpt_init(t, &g, fig9_lines, ARRAY_SIZE(fig9_lines), e, 4,
+	return !ixt_dpt_init(t, &g, ex_lines, ARRAY_SIZE(ex_lines), e, 4,
 			     NULL);
 }
 
 /* The tags of the two runs of the 32 KiB table. */
-#define FIG9_RUN1	0x00100123
-#define FIG9_RUN2	0x00120123
+#define EX_RUN1	0x00100123
+#define EX_RUN2	0x00120123
 
-/* Figure 9C: the data-pointer table, entries 0x10..0x12 by their tags. */
+/* The example's table: its three entries, their tags from 0x0010_0123. */
 static const struct {
 	u32 ttt, addr, offset, length;
-} fig9c[] = {
+} ex_entries[] = {
 	{ 0x00100123, 0x54000, 0x0000, 0x4000 },
 	{ 0x00110123, 0x68000, 0x4000, 0x8000 },
 	{ 0x00120123, 0x80000, 0xc000, 0x4000 },
 };
 
 /*
- * Figure 9D: 8 KiB Data-Out PDUs, and where figure 9A puts them. The one
- * R2T of the whole buffer names entry 0; the offset finds the entry.
+ * The example's 8 KiB Data-Out PDUs, and where the lines put them. The
+ * one R2T of the whole buffer names entry 0; the offset finds the entry.
  */
 static const struct {
 	u32 offset, len, addr, entry;
 	bool final;
-} fig9d[] = {
+} ex_pdus[] = {
 	{ 0x0000, 0x2000, 0x54000, 0, false },
 	{ 0x2000, 0x2000, 0x56000, 0, false },
 	{ 0x4000, 0x2000, 0x68000, 1, false },
@@ -130,20 +130,20 @@ static const struct {
 	{ 0xe000, 0x2000, 0x82000, 2, true },
 };
 
-/* The tag and F bit of a figure 9D PDU in the 32 KiB table. */
-static u32 fig9d_ttt_32k(unsigned int i)
+/* The tag and F bit of one of those PDUs in the 32 KiB table. */
+static u32 ex_pdu_ttt_32k(unsigned int i)
 {
-	return fig9d[i].offset < FIG9_BURST_32K ? FIG9_RUN1 : FIG9_RUN2;
+	return ex_pdus[i].offset < EX_BURST_32K ? EX_RUN1 : EX_RUN2;
 }
 
-static bool fig9d_final_32k(unsigned int i)
+static bool ex_pdu_final_32k(unsigned int i)
 {
-	return !((fig9d[i].offset + fig9d[i].len) % FIG9_BURST_32K);
+	return !((ex_pdus[i].offset + ex_pdus[i].len) % EX_BURST_32K);
 }
 
-TEST(fig9a_count)
+TEST(example_line_and_entry_counts)
 {
-	struct ixt_dpt_geom g = fig9_geom(1);
+	struct ixt_dpt_geom g = ex_geom(1);
 	u32 nr_lines = 0, nr_entries = 0;
 
 	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
@@ -151,35 +151,35 @@ TEST(fig9a_count)
 	EXPECT_EQ(nr_entries, 3);
 }
 
-TEST(fig9c_table)
+TEST(example_entries_and_tags)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt t;
 	unsigned int i;
 
-	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_TRUE(ex_init(&t, e, 1));
 	EXPECT_EQ(t.first_r2t, 0);
 	EXPECT_EQ(t.next_r2t, 0);
-	for (i = 0; i < ARRAY_SIZE(fig9c); i++) {
+	for (i = 0; i < ARRAY_SIZE(ex_entries); i++) {
 		IXT_CASE("entry %u", i);
-		EXPECT_EQ(ixt_dpt_ttt(&t, i), fig9c[i].ttt);
-		EXPECT_EQ(e[i].addr, fig9c[i].addr);
-		EXPECT_EQ(e[i].offset, fig9c[i].offset);
-		EXPECT_EQ(e[i].length, fig9c[i].length);
+		EXPECT_EQ(ixt_dpt_ttt(&t, i), ex_entries[i].ttt);
+		EXPECT_EQ(e[i].addr, ex_entries[i].addr);
+		EXPECT_EQ(e[i].offset, ex_entries[i].offset);
+		EXPECT_EQ(e[i].length, ex_entries[i].length);
 		EXPECT_EQ(e[i].received, 0);
 		EXPECT_EQ(e[i].line, i);
 	}
 	EXPECT_FALSE(ixt_dpt_is_complete(&t));
 }
 
-/* Figure 9B, our way: one R2T asks for the run of all three entries. */
-TEST(fig9b_one_r2t_per_burst)
+/* One R2T, not one per line, asks for the run of all three entries. */
+TEST(example_one_r2t_per_burst)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
 
-	ASSERT_TRUE(fig9_init(&t, e, 3));
+	ASSERT_TRUE(ex_init(&t, e, 3));
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
 	EXPECT_EQ(r2t.ttt, 0x00100123);
 	EXPECT_EQ(r2t.offset, 0);
@@ -191,7 +191,7 @@ TEST(fig9b_one_r2t_per_burst)
 }
 
 /* MaxBurstLength 32 KiB: line 1 is cut where the second burst starts. */
-TEST(fig9_burst_32k_table)
+TEST(example_burst_cut_inside_line)
 {
 	static const struct { u32 addr, offset, length, line; } want[] = {
 		{ 0x54000, 0x0000, 0x4000, 0 },
@@ -199,7 +199,7 @@ TEST(fig9_burst_32k_table)
 		{ 0x6c000, 0x8000, 0x4000, 1 },
 		{ 0x80000, 0xc000, 0x4000, 2 },
 	};
-	struct ixt_dpt_geom g = fig9_geom_burst(3, FIG9_BURST_32K);
+	struct ixt_dpt_geom g = ex_geom_burst(3, EX_BURST_32K);
 	u32 nr_lines = 0, nr_entries = 0;
 	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_r2t r2t;
@@ -209,7 +209,7 @@ TEST(fig9_burst_32k_table)
 	ASSERT_EQ(ixt_dpt_count(&g, &nr_lines, &nr_entries), 0);
 	EXPECT_EQ(nr_lines, 3);
 	ASSERT_EQ(nr_entries, 4);
-	ASSERT_TRUE(fig9_init_32k(&t, e, 3));
+	ASSERT_TRUE(ex_init_32k(&t, e, 3));
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		IXT_CASE("entry %u", i);
 		EXPECT_EQ(e[i].addr, want[i].addr);
@@ -219,12 +219,12 @@ TEST(fig9_burst_32k_table)
 	}
 	IXT_CASE("R2Ts");
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
-	EXPECT_EQ(r2t.ttt, FIG9_RUN1);
+	EXPECT_EQ(r2t.ttt, EX_RUN1);
 	EXPECT_EQ(r2t.offset, 0);
 	EXPECT_EQ(r2t.length, 0x8000);
 	EXPECT_EQ(r2t.entry, 0);
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
-	EXPECT_EQ(r2t.ttt, FIG9_RUN2);
+	EXPECT_EQ(r2t.ttt, EX_RUN2);
 	EXPECT_EQ(r2t.offset, 0x8000);
 	EXPECT_EQ(r2t.length, 0x8000);
 	EXPECT_EQ(r2t.entry, 2);
@@ -232,8 +232,8 @@ TEST(fig9_burst_32k_table)
 	EXPECT_EQ(t.outstanding, 2);
 }
 
-/* Figure 9D under the one R2T: each PDU lands where 9A says. */
-TEST(fig9d_data_out_placement)
+/* The 8 KiB Data-Outs under the one R2T: each lands where the lines say. */
+TEST(example_data_out_placement)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt_place p;
@@ -242,23 +242,23 @@ TEST(fig9d_data_out_placement)
 	unsigned int i;
 	u32 slot = 0;
 
-	ASSERT_TRUE(fig9_init(&t, e, 3));
+	ASSERT_TRUE(ex_init(&t, e, 3));
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
 	ASSERT_EQ(ixt_dpt_ttt_slot(0x00100123, 0x200, &slot), 0);
 	EXPECT_EQ(slot, 0x123);
-	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+	for (i = 0; i < ARRAY_SIZE(ex_pdus); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
-		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
-					fig9d[i].len, fig9d[i].final, &p), 0);
-		EXPECT_EQ(p.addr, fig9d[i].addr);
-		EXPECT_EQ(p.contig, fig9d[i].len);
-		EXPECT_EQ(p.entry, fig9d[i].entry);
+		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, ex_pdus[i].offset,
+					ex_pdus[i].len, ex_pdus[i].final, &p), 0);
+		EXPECT_EQ(p.addr, ex_pdus[i].addr);
+		EXPECT_EQ(p.contig, ex_pdus[i].len);
+		EXPECT_EQ(p.entry, ex_pdus[i].entry);
 		EXPECT_EQ(p.run, 0);
-		EXPECT_EQ(fig9_lines[p.line].addr + p.line_off, p.addr);
+		EXPECT_EQ(ex_lines[p.line].addr + p.line_off, p.addr);
 		EXPECT_TRUE(p.solicited);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
-		EXPECT_EQ(t.outstanding, fig9d[i].final ? 0 : 1);
+		EXPECT_EQ(t.outstanding, ex_pdus[i].final ? 0 : 1);
 	}
 	EXPECT_TRUE(ixt_dpt_is_complete(&t));
 	for (i = 0; i < 3; i++)
@@ -266,7 +266,7 @@ TEST(fig9d_data_out_placement)
 }
 
 /* MaxOutstandingR2T=1 (the default): the next R2T on each completion. */
-TEST(fig9_cursor_one_outstanding)
+TEST(example_one_outstanding_r2t)
 {
 	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
@@ -274,20 +274,20 @@ TEST(fig9_cursor_one_outstanding)
 	struct ixt_dpt t;
 	unsigned int i, r = 0;
 
-	ASSERT_TRUE(fig9_init_32k(&t, e, 1));
-	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+	ASSERT_TRUE(ex_init_32k(&t, e, 1));
+	for (i = 0; i < ARRAY_SIZE(ex_pdus); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
-		if (i == 0 || fig9d_final_32k(i - 1)) {
+		if (i == 0 || ex_pdu_final_32k(i - 1)) {
 			ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
-			EXPECT_EQ(r2t.ttt, r ? FIG9_RUN2 : FIG9_RUN1);
+			EXPECT_EQ(r2t.ttt, r ? EX_RUN2 : EX_RUN1);
 			r++;
 			EXPECT_EQ(ixt_dpt_next_r2t(&t, &r2t),
 				  r < 2 ? -EAGAIN : -ENODATA);
 		}
-		ASSERT_EQ(ixt_dpt_place(&t, fig9d_ttt_32k(i), fig9d[i].offset,
-					fig9d[i].len, fig9d_final_32k(i), &p),
+		ASSERT_EQ(ixt_dpt_place(&t, ex_pdu_ttt_32k(i), ex_pdus[i].offset,
+					ex_pdus[i].len, ex_pdu_final_32k(i), &p),
 			  0);
-		EXPECT_EQ(p.addr, fig9d[i].addr);
+		EXPECT_EQ(p.addr, ex_pdus[i].addr);
 		EXPECT_EQ(p.run, r == 1 ? 0 : 2);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	}
@@ -296,14 +296,14 @@ TEST(fig9_cursor_one_outstanding)
 }
 
 /* Data-Outs that straddle a line boundary go into both pieces. */
-TEST(fig9_straddling_data_out)
+TEST(example_data_out_across_lines)
 {
 	struct ixt_dpt_entry e[3];
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
 
-	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_TRUE(ex_init(&t, e, 1));
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x3000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
@@ -332,8 +332,8 @@ TEST(fig9_straddling_data_out)
 	EXPECT_TRUE(ixt_dpt_is_complete(&t));
 }
 
-/* The walker over the figure: one piece per line, for SG lists and Data-In. */
-TEST(fig9_walk)
+/* The walker over the buffer: one piece per line, for SG lists and Data-In. */
+TEST(example_walk_line_by_line)
 {
 	static const struct {
 		u32 offset, len, nr;
@@ -355,7 +355,7 @@ TEST(fig9_walk)
 	struct ixt_dpt t;
 	unsigned int i, n;
 
-	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_TRUE(ex_init(&t, e, 1));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		IXT_CASE("walk %u", i);
 		EXPECT_EQ(ixt_dpt_nr_pieces(&t, cases[i].offset, cases[i].len),
@@ -367,7 +367,7 @@ TEST(fig9_walk)
 			EXPECT_EQ(pc.addr, cases[i].pc[n].addr);
 			EXPECT_EQ(pc.len, cases[i].pc[n].len);
 			EXPECT_EQ(pc.line, cases[i].pc[n].line);
-			EXPECT_EQ(fig9_lines[pc.line].addr + pc.line_off,
+			EXPECT_EQ(ex_lines[pc.line].addr + pc.line_off,
 				  pc.addr);
 		}
 		EXPECT_EQ(n, cases[i].nr);
@@ -381,10 +381,10 @@ TEST(fig9_walk)
 	EXPECT_EQ(ixt_dpt_nr_pieces(&t, 0xfffff000, 0x2000), 0);
 }
 
-/* ---- Hostile Data-Out PDUs on the figure 9 table -------------------- */
+/* ---- Hostile Data-Out PDUs on the example's table ------------------ */
 
 /*
- * The 32 KiB table of figure 9, the R2T of run 1 sent (run 2's waits),
+ * The example's 32 KiB table, the R2T of run 1 sent (run 2's waits),
  * Data-Out 1 committed.
  */
 static bool hostile_init(struct ixt_dpt *t, struct ixt_dpt_entry *e)
@@ -392,8 +392,8 @@ static bool hostile_init(struct ixt_dpt *t, struct ixt_dpt_entry *e)
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
 
-	return fig9_init_32k(t, e, 1) && !ixt_dpt_next_r2t(t, &r2t) &&
-	       !ixt_dpt_place(t, FIG9_RUN1, 0, 0x2000, false, &p) &&
+	return ex_init_32k(t, e, 1) && !ixt_dpt_next_r2t(t, &r2t) &&
+	       !ixt_dpt_place(t, EX_RUN1, 0, 0x2000, false, &p) &&
 	       !ixt_dpt_commit(t, &p);
 }
 
@@ -408,29 +408,29 @@ TEST(hostile_data_out_rejected)
 		{ "other slot", 0x00100124, 0x2000, 0x2000, false },
 		{ "slot 0", 0x00100000, 0x2000, 0x2000, false },
 		{ "entry inside the run", 0x00110123, 0x4000, 0x2000, false },
-		{ "run not solicited yet", FIG9_RUN2, 0x8000, 0x2000, false },
+		{ "run not solicited yet", EX_RUN2, 0x8000, 0x2000, false },
 		{ "entry beyond the table", 0x00140123, 0xc000, 0x2000,
 		  false },
 		{ "entry below the base", 0x000f0123, 0x2000, 0x2000, false },
 		{ "entry field all ones", 0xffff0123, 0x2000, 0x2000, false },
-		{ "duplicate", FIG9_RUN1, 0x0000, 0x2000, false },
-		{ "overlap", FIG9_RUN1, 0x1000, 0x2000, false },
-		{ "gap", FIG9_RUN1, 0x3000, 0x1000, false },
-		{ "gap, in the next line", FIG9_RUN1, 0x4000, 0x2000, false },
-		{ "after the run", FIG9_RUN1, 0x8000, 0x2000, false },
-		{ "runs past the run", FIG9_RUN1, 0x2000, 0x6001, true },
-		{ "runs past the run, no F", FIG9_RUN1, 0x2000, 0x6001,
+		{ "duplicate", EX_RUN1, 0x0000, 0x2000, false },
+		{ "overlap", EX_RUN1, 0x1000, 0x2000, false },
+		{ "gap", EX_RUN1, 0x3000, 0x1000, false },
+		{ "gap, in the next line", EX_RUN1, 0x4000, 0x2000, false },
+		{ "after the run", EX_RUN1, 0x8000, 0x2000, false },
+		{ "runs past the run", EX_RUN1, 0x2000, 0x6001, true },
+		{ "runs past the run, no F", EX_RUN1, 0x2000, 0x6001,
 		  false },
-		{ "runs past the buffer", FIG9_RUN1, 0x2000, 0xe001, true },
-		{ "offset + len wraps", FIG9_RUN1, 0x2000, 0xfffff000, true },
-		{ "offset near 2^32", FIG9_RUN1, 0xfffff000, 0x2000, true },
-		{ "empty", FIG9_RUN1, 0x2000, 0, false },
-		{ "empty, final", FIG9_RUN1, 0x2000, 0, true },
-		{ "F at the end of an entry, not of the run", FIG9_RUN1,
+		{ "runs past the buffer", EX_RUN1, 0x2000, 0xe001, true },
+		{ "offset + len wraps", EX_RUN1, 0x2000, 0xfffff000, true },
+		{ "offset near 2^32", EX_RUN1, 0xfffff000, 0x2000, true },
+		{ "empty", EX_RUN1, 0x2000, 0, false },
+		{ "empty, final", EX_RUN1, 0x2000, 0, true },
+		{ "F at the end of an entry, not of the run", EX_RUN1,
 		  0x2000, 0x2000, true },
-		{ "F missing at the end of the run", FIG9_RUN1, 0x2000,
+		{ "F missing at the end of the run", EX_RUN1, 0x2000,
 		  0x6000, false },
-		{ "out of order in the run", FIG9_RUN1, 0x6000, 0x2000, true },
+		{ "out of order in the run", EX_RUN1, 0x6000, 0x2000, true },
 	};
 	struct ixt_dpt_place p, keep;
 	struct ixt_dpt_entry e[4];
@@ -450,7 +450,7 @@ TEST(hostile_data_out_rejected)
 		EXPECT_TRUE(!memcmp(&t, &before, sizeof(t)));
 	}
 	IXT_CASE("the right one still goes in, across the line");
-	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x2000, 0x6000, true, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, EX_RUN1, 0x2000, 0x6000, true, &p), 0);
 	EXPECT_EQ(p.addr, 0x56000);
 	EXPECT_EQ(p.contig, 0x2000);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
@@ -469,18 +469,18 @@ TEST(hostile_after_completion)
 	struct ixt_dpt t;
 	unsigned int i;
 
-	ASSERT_TRUE(fig9_init(&t, e, 3));
+	ASSERT_TRUE(ex_init(&t, e, 3));
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
-	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
-		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
-					fig9d[i].len, fig9d[i].final, &p), 0);
+	for (i = 0; i < ARRAY_SIZE(ex_pdus); i++) {
+		ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, ex_pdus[i].offset,
+					ex_pdus[i].len, ex_pdus[i].final, &p), 0);
 		ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	}
-	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+	for (i = 0; i < ARRAY_SIZE(ex_pdus); i++) {
 		IXT_CASE("replay of Data-Out %u", i + 1);
-		EXPECT_EQ(ixt_dpt_place(&t, 0x00100123, fig9d[i].offset,
-					fig9d[i].len, fig9d[i].final, &p),
+		EXPECT_EQ(ixt_dpt_place(&t, 0x00100123, ex_pdus[i].offset,
+					ex_pdus[i].len, ex_pdus[i].final, &p),
 			  -EPROTO);
 	}
 	IXT_CASE("one more byte");
@@ -492,7 +492,7 @@ TEST(hostile_after_completion)
 /* A new command in the same slot with another base: old tags miss. */
 TEST(stale_ttt_of_previous_command)
 {
-	struct ixt_dpt_geom g = fig9_geom_burst(3, FIG9_BURST_32K);
+	struct ixt_dpt_geom g = ex_geom_burst(3, EX_BURST_32K);
 	struct ixt_dpt_entry e[4];
 	struct ixt_dpt_place p;
 	struct ixt_dpt_r2t r2t;
@@ -500,19 +500,19 @@ TEST(stale_ttt_of_previous_command)
 	unsigned int i;
 
 	g.ttt_base = 0x13;
-	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 4, NULL), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 4, NULL), 0);
 	while (!ixt_dpt_next_r2t(&t, &r2t))
 		;
-	for (i = 0; i < ARRAY_SIZE(fig9d); i++) {
+	for (i = 0; i < ARRAY_SIZE(ex_pdus); i++) {
 		IXT_CASE("old Data-Out %u", i + 1);
-		EXPECT_EQ(ixt_dpt_place(&t, fig9d_ttt_32k(i), fig9d[i].offset,
-					fig9d[i].len, fig9d_final_32k(i), &p),
+		EXPECT_EQ(ixt_dpt_place(&t, ex_pdu_ttt_32k(i), ex_pdus[i].offset,
+					ex_pdus[i].len, ex_pdu_final_32k(i), &p),
 			  -EPROTO);
 	}
 	IXT_CASE("new tag");
 	EXPECT_EQ(ixt_dpt_place(&t, 0x00130123, 0, 0x2000, false, &p), 0);
 	g.ttt_base = 0xfffe;
-	ASSERT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 4, NULL), 0);
+	ASSERT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 4, NULL), 0);
 	IXT_CASE("base wraps");
 	EXPECT_EQ(ixt_dpt_ttt(&t, 0), 0xfffe0123);
 	EXPECT_EQ(ixt_dpt_ttt(&t, 2), 0x00000123);
@@ -539,7 +539,7 @@ TEST(commit_misuse_warns)
 	struct ixt_dpt_r2t r2t;
 	struct ixt_dpt t;
 
-	ASSERT_TRUE(fig9_init(&t, e, 1));
+	ASSERT_TRUE(ex_init(&t, e, 1));
 	ASSERT_EQ(ixt_dpt_next_r2t(&t, &r2t), 0);
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x2000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
@@ -571,21 +571,21 @@ TEST(commit_misuse_warns)
 /* ---- DataPDUInOrder=No ---------------------------------------------- */
 
 /*
- * The figure 9 table out of order, with MaxBurstLength @max_burst, its
+ * The example's table out of order, with MaxBurstLength @max_burst, its
  * tracker holding @max islands, every R2T sent.
  */
 static bool ooo_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
 		     u32 max_burst, struct ixt_ranges *rs,
 		     struct ixt_range *range, u32 max)
 {
-	struct ixt_dpt_geom g = fig9_geom_burst(3, max_burst);
+	struct ixt_dpt_geom g = ex_geom_burst(3, max_burst);
 	u32 nr_lines, nr_entries;
 	struct ixt_dpt_r2t r2t;
 
 	g.data_pdu_in_order = false;
 	if (ixt_dpt_count(&g, &nr_lines, &nr_entries) ||
 	    ixt_ranges_init(rs, range, max, g.xfer_len) ||
-	    ixt_dpt_init(t, &g, fig9_lines, 3, e, nr_entries, rs))
+	    ixt_dpt_init(t, &g, ex_lines, 3, e, nr_entries, rs))
 		return false;
 	while (!ixt_dpt_next_r2t(t, &r2t))
 		;
@@ -593,23 +593,23 @@ static bool ooo_init(struct ixt_dpt *t, struct ixt_dpt_entry *e,
 }
 
 /*
- * Figure 9D's PDUs in the 32 KiB table, shuffled within and across the
+ * The example's PDUs in the 32 KiB table, shuffled within and across the
  * two R2Ts, F on the one that completes each run.
  */
-TEST(fig9d_out_of_order)
+TEST(example_data_out_out_of_order)
 {
 	static const struct {
 		u32 ttt, offset, addr;
 		bool final;
 	} order[] = {
-		{ FIG9_RUN2, 0x8000, 0x6c000, false },
-		{ FIG9_RUN1, 0x2000, 0x56000, false },
-		{ FIG9_RUN2, 0xe000, 0x82000, false },
-		{ FIG9_RUN1, 0x4000, 0x68000, false },
-		{ FIG9_RUN1, 0x0000, 0x54000, false },
-		{ FIG9_RUN2, 0xa000, 0x6e000, false },
-		{ FIG9_RUN2, 0xc000, 0x80000, true },
-		{ FIG9_RUN1, 0x6000, 0x6a000, true },
+		{ EX_RUN2, 0x8000, 0x6c000, false },
+		{ EX_RUN1, 0x2000, 0x56000, false },
+		{ EX_RUN2, 0xe000, 0x82000, false },
+		{ EX_RUN1, 0x4000, 0x68000, false },
+		{ EX_RUN1, 0x0000, 0x54000, false },
+		{ EX_RUN2, 0xa000, 0x6e000, false },
+		{ EX_RUN2, 0xc000, 0x80000, true },
+		{ EX_RUN1, 0x6000, 0x6a000, true },
 	};
 	struct ixt_range range[4];
 	struct ixt_dpt_entry e[4];
@@ -618,7 +618,7 @@ TEST(fig9d_out_of_order)
 	struct ixt_dpt t;
 	unsigned int i, open = 2;
 
-	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST_32K, &rs, range,
+	ASSERT_TRUE(ooo_init(&t, e, EX_BURST_32K, &rs, range,
 			     ARRAY_SIZE(range)));
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		IXT_CASE("Data-Out %u", i + 1);
@@ -648,16 +648,16 @@ TEST(hostile_out_of_order)
 		u32 ttt, offset, len;
 		bool final;
 	} cases[] = {
-		{ "duplicate", FIG9_RUN1, 0x6000, 0x2000, false },
-		{ "overlaps the start", FIG9_RUN1, 0x5000, 0x2000, false },
-		{ "runs past the run", FIG9_RUN1, 0x7000, 0x2000, false },
-		{ "covers it", FIG9_RUN1, 0x4000, 0x4000, false },
-		{ "F, run not complete", FIG9_RUN1, 0x4000, 0x2000, true },
-		{ "before the run", FIG9_RUN2, 0x7000, 0x2000, false },
-		{ "after the run", FIG9_RUN1, 0x8000, 0x2000, false },
+		{ "duplicate", EX_RUN1, 0x6000, 0x2000, false },
+		{ "overlaps the start", EX_RUN1, 0x5000, 0x2000, false },
+		{ "runs past the run", EX_RUN1, 0x7000, 0x2000, false },
+		{ "covers it", EX_RUN1, 0x4000, 0x4000, false },
+		{ "F, run not complete", EX_RUN1, 0x4000, 0x2000, true },
+		{ "before the run", EX_RUN2, 0x7000, 0x2000, false },
+		{ "after the run", EX_RUN1, 0x8000, 0x2000, false },
 		{ "entry inside the run", 0x00110123, 0x4000, 0x2000, false },
-		{ "wraps", FIG9_RUN1, 0x2000, 0xffffc000, false },
-		{ "empty", FIG9_RUN1, 0x4000, 0, false },
+		{ "wraps", EX_RUN1, 0x2000, 0xffffc000, false },
+		{ "empty", EX_RUN1, 0x4000, 0, false },
 		{ "other slot", 0x00100124, 0x4000, 0x2000, false },
 	};
 	struct ixt_range range[4];
@@ -667,9 +667,9 @@ TEST(hostile_out_of_order)
 	struct ixt_dpt t;
 	unsigned int i;
 
-	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST_32K, &rs, range,
+	ASSERT_TRUE(ooo_init(&t, e, EX_BURST_32K, &rs, range,
 			     ARRAY_SIZE(range)));
-	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x6000, 0x2000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, EX_RUN1, 0x6000, 0x2000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		IXT_CASE("%s", cases[i].what);
@@ -678,12 +678,12 @@ TEST(hostile_out_of_order)
 			  -EPROTO);
 	}
 	IXT_CASE("F on the PDU that completes the run, across the line");
-	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x0, 0x5000, false, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, EX_RUN1, 0x0, 0x5000, false, &p), 0);
 	EXPECT_EQ(p.contig, 0x4000);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
-	EXPECT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x5000, 0x1000, false, &p),
+	EXPECT_EQ(ixt_dpt_place(&t, EX_RUN1, 0x5000, 0x1000, false, &p),
 		  -EPROTO);
-	ASSERT_EQ(ixt_dpt_place(&t, FIG9_RUN1, 0x5000, 0x1000, true, &p), 0);
+	ASSERT_EQ(ixt_dpt_place(&t, EX_RUN1, 0x5000, 0x1000, true, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	EXPECT_EQ(t.outstanding, 1);
 }
@@ -697,7 +697,7 @@ TEST(out_of_order_island_bound)
 	struct ixt_ranges rs;
 	struct ixt_dpt t;
 
-	ASSERT_TRUE(ooo_init(&t, e, FIG9_BURST, &rs, range, 1));
+	ASSERT_TRUE(ooo_init(&t, e, EX_BURST, &rs, range, 1));
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0, 0x1000, false, &p), 0);
 	ASSERT_EQ(ixt_dpt_commit(&t, &p), 0);
 	ASSERT_EQ(ixt_dpt_place(&t, 0x00100123, 0x3000, 0x1000, false, &p),
@@ -716,7 +716,7 @@ TEST(out_of_order_island_bound)
 
 TEST(init_checks_the_tracker)
 {
-	struct ixt_dpt_geom g = fig9_geom(1);
+	struct ixt_dpt_geom g = ex_geom(1);
 	struct ixt_range range[2];
 	struct ixt_dpt_entry e[3];
 	struct ixt_ranges rs;
@@ -724,20 +724,20 @@ TEST(init_checks_the_tracker)
 
 	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
 	IXT_CASE("in order: no tracker");
-	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 3, &rs), -EINVAL);
 	g.data_pdu_in_order = false;
 	IXT_CASE("out of order: a tracker");
-	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, NULL), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 3, NULL), -EINVAL);
 	IXT_CASE("tracker of the wrong size");
 	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len - 1), 0);
-	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 3, &rs), -EINVAL);
 	IXT_CASE("tracker not empty");
 	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
 	ASSERT_EQ(ixt_ranges_add(&rs, 0, 1), 0);
-	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), -EINVAL);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 3, &rs), -EINVAL);
 	IXT_CASE("good");
 	ASSERT_EQ(ixt_ranges_init(&rs, range, 2, g.xfer_len), 0);
-	EXPECT_EQ(ixt_dpt_init(&t, &g, fig9_lines, 3, e, 3, &rs), 0);
+	EXPECT_EQ(ixt_dpt_init(&t, &g, ex_lines, 3, e, 3, &rs), 0);
 	EXPECT_TRUE(t.ranges == &rs);
 }
 
@@ -1114,12 +1114,12 @@ TEST(geometry_limits_accepted)
 
 TEST(init_rejects_wrong_sizes)
 {
-	struct ixt_dpt_geom g = fig9_geom(1);
+	struct ixt_dpt_geom g = ex_geom(1);
 	struct ixt_dpt_line lines[3];
 	struct ixt_dpt_entry e[4];
 	struct ixt_dpt t;
 
-	memcpy(lines, fig9_lines, sizeof(lines));
+	memcpy(lines, ex_lines, sizeof(lines));
 	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 2, e, 3, NULL), -EINVAL);
 	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 2, NULL), -EINVAL);
 	EXPECT_EQ(ixt_dpt_init(&t, &g, lines, 3, e, 4, NULL), -EINVAL);

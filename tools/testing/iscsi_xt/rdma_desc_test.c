@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of drivers/target/iscsi_xt/rdma_desc.c: the coalesce/divide
- * builder of RDMA work requests. Figures 7 and 8 of the seed and other
- * layouts as test vectors (contiguous pieces in one SGE, one SGE a work
- * request, empty pieces, the ends of the 32-bit lengths and of the 64-bit
- * address space, and in page-list mode whole pages joined, pieces
- * starting or ending mid-page, the page span dividing a piece), the state
- * between two calls, a huge piece divided, the rejected transfers, and a
- * brute-force model of random transfers, plain and in page-list mode,
- * built a few work requests a call, as a send queue with few free slots
- * takes them: every byte moved exactly once and in order, each work
- * request within the limits and as full as they allow, the total known
- * before the first one, and the same chain however the calls cut it.
+ * builder of RDMA work requests. The divide and page-list examples of
+ * "Coalesce/divide descriptor builder" in Documentation/design.rst and
+ * other layouts as test vectors (a piece divided, contiguous pieces in
+ * one SGE, one SGE a work request, empty pieces, the ends of the 32-bit
+ * lengths and of the 64-bit address space, and in page-list mode whole
+ * pages joined, pieces starting or ending mid-page, the page span
+ * dividing a piece), the state between two calls, a huge piece divided,
+ * the rejected transfers, and a brute-force model of random transfers,
+ * plain and in page-list mode, built a few work requests a call, as a
+ * send queue with few free slots takes them: every byte moved exactly
+ * once and in order, each work request within the limits and as full as
+ * they allow, the total known before the first one, and the same chain
+ * however the calls cut it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +63,7 @@ static const struct {
 	struct want_wr wrs[8];
 } vectors[] = {
 	{
-		"figure 7: piece 1 divided over two work requests",
+		"divide: piece 1 split over two work requests",
 		{ 4, 64 * KIB, 0, 0 }, 0x10000000,
 		3, { { 0x100000, 40 * KIB }, { 0x300000, 48 * KIB },
 		     { 0x200000, 16 * KIB } },
@@ -70,14 +72,14 @@ static const struct {
 		     { 0x10010000, 2, { { 0x306000, 24 * KIB },
 					{ 0x200000, 16 * KIB } } } },
 	}, {
-		"figure 8: piece 0 divided, piece 1 with its rest",
+		"divide: piece 0 split, piece 1 with its rest",
 		{ 4, 64 * KIB, 0, 0 }, 0x20000000,
 		2, { { 0x100000, 96 * KIB }, { 0x300000, 16 * KIB } },
 		2, { { 0x20000000, 1, { { 0x100000, 64 * KIB } } },
 		     { 0x20010000, 2, { { 0x110000, 32 * KIB },
 					{ 0x300000, 16 * KIB } } } },
 	}, {
-		"figure 8, piece 1 contiguous: one SGE with the rest",
+		"divide, piece 1 contiguous: one SGE with piece 0's rest",
 		{ 4, 64 * KIB, 0, 0 }, 0x20000000,
 		2, { { 0x100000, 96 * KIB }, { 0x118000, 16 * KIB } },
 		2, { { 0x20000000, 1, { { 0x100000, 64 * KIB } } },
@@ -341,8 +343,11 @@ TEST(vectors)
 	}
 }
 
-/* Figure 7 a work request a call: the state holds piece 1 at 24 KiB. */
-TEST(fig7_state_between_calls)
+/*
+ * The divide example of design.rst, a work request a call: between the
+ * calls the request state holds piece 1 at 24 KiB.
+ */
+TEST(divide_state_between_calls)
 {
 	static const struct ixt_rd_piece pieces[] = {
 		{ 0x100000, 40 * KIB }, { 0x300000, 48 * KIB },
@@ -400,8 +405,8 @@ TEST(fig7_state_between_calls)
 	EXPECT_TRUE(ixt_rd_done(&st));
 }
 
-/* Figure 7 with room for more than it takes: two, nothing more. */
-TEST(fig7_in_one_call)
+/* The same with room for more than it takes: two, nothing more. */
+TEST(divide_in_one_call)
 {
 	static const struct ixt_rd_piece pieces[] = {
 		{ 0x100000, 40 * KIB }, { 0x300000, 48 * KIB },
