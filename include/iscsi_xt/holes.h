@@ -18,8 +18,10 @@
 /**
  * DOC: Sequence-number queue
  *
- * A &struct ixt_snq puts items keyed by a 32-bit serial number (CmdSN per
- * session, StatSN per connection) back in order. The number it waits for
+ * A &struct ixt_snq puts items keyed by a 32-bit serial number back in
+ * order. In the module its one user is cmdsn.c, which keeps one queue per
+ * session, for CmdSN; StatSN needs no queue, as responses take their
+ * StatSN in the order they are queued (conn.c). The number it waits for
  * is ixt_snq_expected(). An item with that number, and every item held in
  * the run right behind it, becomes *ready*: ixt_snq_insert() reports them
  * as one &struct ixt_snq_batch, and ixt_snq_pop() hands them out in order.
@@ -27,9 +29,9 @@
  * missing numbers below the highest held one; the held items form runs,
  * and each run waits behind exactly one hole. Per hole the queue counts
  * what is held behind it by kind (an opaque number below
- * %IXT_SNQ_NR_KINDS that the caller attaches to each item, e.g. "Send" and
- * "Read response"), so that closing the hole releases exactly that many
- * of each kind with one wake-up or doorbell. A hole closed in the middle
+ * %IXT_SNQ_NR_KINDS that the caller attaches to each item, e.g. "SCSI
+ * Command" and "other request"), so that closing the hole tells how many
+ * of each kind it releases, in one batch. A hole closed in the middle
  * merges the two runs and their counts; nothing is released then.
  *
  * Storage and bound: the caller supplies an array of @nr_slots pointers
@@ -59,13 +61,12 @@
  * queue, as RFC 7143 says.
  *
  * Locking: none inside. All calls on one queue, its nodes and its slot
- * array must be serialised by one lock of the caller: for CmdSN the
- * session's CmdSN lock, which every connection's receive path takes, for
- * StatSN the connection's response lock. The calls never sleep and take
- * no lock, so they add no lockdep dependency and may run in any context
- * the caller's lock allows (take it with the _bh variants if a softirq
- * completion handler inserts). Callers should lockdep_assert_held() that
- * lock at the call sites. A node belongs to the queue from a successful
+ * array must be serialised by one lock of the caller: in cmdsn.c the
+ * session's rx_lock, which every connection's receive path takes. The
+ * calls never sleep and take no lock, so they add no lockdep dependency
+ * and may run in any context the caller's lock allows (take it with the
+ * _bh variants if a softirq completion handler inserts). Callers should
+ * lockdep_assert_held() that lock at the call sites. A node belongs to the queue from a successful
  * ixt_snq_insert() until ixt_snq_pop() or ixt_snq_flush() returns it.
  */
 
@@ -154,8 +155,8 @@ struct ixt_snq {
  *	closed; 0 when the node was held or refused.
  * @count: how many of the @nr are of each kind.
  *
- * One batch is one wake-up, doorbell or completion notice: @count[k] is
- * exactly the number of completion entries of kind k to post.
+ * A caller may handle a batch as a whole (one wake-up for all of it):
+ * @count[k] is exactly the number of its nodes of kind k.
  */
 struct ixt_snq_batch {
 	u32 first;

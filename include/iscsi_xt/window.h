@@ -22,15 +22,13 @@
  * it is built, so it carries the MaxCmdSN its completion opens. LIO holds
  * its queue depth the same way; a window over ExpCmdSN alone would bound
  * only the commands not received yet, and the initiator could keep its
- * own queue depth in the target however the window shrank (seen in make
- * bench's noisy-neighbour job before this law). It starts at the ACL's
- * queue depth
- * (what LIO keeps for good) and adapts to the response time of the
- * backend (from submission to the target core, or from the moment a
- * write's data is all in, to the response), once per round: as many
- * responses as the window is wide, 8 at least. The round's median
- * decides, so that a few stalled commands (a host that stops the VM for
- * a while, a path that retransmits) do not shrink it:
+ * own queue depth in the target however the window shrank. It starts at
+ * the ACL's queue depth (what LIO keeps for good) and adapts to the
+ * response time of the backend (from submission to the target core, or
+ * from the moment a write's data is all in, to the response), once per
+ * round: as many responses as the window is wide, 8 at least. The
+ * round's median decides, so that a few stalled commands (a host that
+ * stops the VM for a while, a path that retransmits) do not shrink it:
  *
  * - Above the goal the window shrinks by a quarter (by 1 at least, never
  *   below 1): commands then queue in the initiator rather than in the
@@ -62,7 +60,7 @@
  * @above: responses of the round slower than the goal.
  * @below: responses of the round faster than three quarters of the goal.
  * @srt_ns: smoothed response time (exponential average, weight 1/8),
- *	for the figures only; 0 before the first response.
+ *	for the statistics only (debugfs); 0 before the first response.
  */
 struct ixt_window {
 	u32 cur;

@@ -2,8 +2,8 @@
 /*
  * iscsi_xt: in-order delivery per hole: a sequence-number queue that holds
  * early items behind their hole and releases one batch per closed hole
- * (CmdSN per session, StatSN per connection), and a byte-range tracker
- * for Data-Out that arrives in any order.
+ * (CmdSN per session, in cmdsn.c), and a byte-range tracker for Data-Out
+ * that arrives in any order.
  *
  * Pure code (see holes.h): errors are returned, never logged.
  */

@@ -15,13 +15,12 @@
  * Commands that find too few lines wait in turn: their connections join
  * a queue of waiters (ixt_pool_get_fair()), and while it is not empty
  * only its first may take lines, however many others come free; the
- * rest keep their place. Without it, whichever connection asked first
- * after lines came back got them, and under pool pressure one could lose
- * for seconds to the others (make bench's scale job, 16 sessions of
- * 1 MiB writes at iodepth 32, saw writes of 2 s and more). The first is
- * woken (its waiter's wake callback, which runs its receive path again)
- * when lines come back, and when the one before it leaves: lines kept for
- * it must not sit idle until it looks again by itself.
+ * rest keep their place. Otherwise whichever connection asked first
+ * after lines came back would get them, and under pool pressure one
+ * connection could lose to the others again and again, for seconds. The
+ * first is woken (its waiter's wake callback, which runs its receive path
+ * again) when lines come back, and when the one before it leaves: lines
+ * kept for it must not sit idle until it looks again by itself.
  *
  * Locking: each per-CPU cache has its own spinlock; the global stack, the
  * in-flight lines, the waiters and the statistics are under
