@@ -18,7 +18,8 @@ IXT_KLOG_MARK=
 # How many times slower than Debian's kernel the kernel under test runs
 # (make check-debug's: KASAN, lockdep, kmemleak under TCG): tests that
 # hold a command for a time and check things while it is held scale
-# that time by it, so the steps in between stay inside it.
+# that time by it, so the steps in between stay inside it, and so do
+# the bounds on how long the target may keep a request waiting.
 IXT_SLOW=${IXT_SLOW:-1}
 
 ixt_skip_all() {

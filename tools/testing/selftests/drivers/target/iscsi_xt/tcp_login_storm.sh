@@ -25,7 +25,8 @@ rd=$IXT_CFS/core/rd_mcp_87/ixt_storm
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 storm_ini=iqn.2026-11.org.example:ixt-storm
 storm=100
-stall_bound_ms=5000
+# The kernel under test may run IXT_SLOW times slower (lib.sh).
+stall_bound_ms=$((5000 * IXT_SLOW))
 owners=(iscsi_xt target_core_mod)
 
 cleanup() {
