@@ -102,14 +102,8 @@ if [ "$vms" -eq 1 ]; then
 	boot "$name" "$@" || rc=$?
 	logs=("$build/vm/$name/output.log")
 else
-	# Both boots would build the initramfs at once otherwise (its name
-	# as scripts/vm/run.sh gives it).
-	if [ -n "${IXT_KERNEL_DIR:-}" ]; then
-		"$top/scripts/vm/mkinitramfs.sh" "$IXT_KERNEL_DIR" \
-			"$build/vm/initramfs-$(cat "$IXT_KERNEL_DIR/KVER").cpio.gz"
-	else
-		"$top/scripts/vm/mkinitramfs.sh" "$build/kernel" "$build/vm/initramfs.cpio.gz"
-	fi
+	# Boots that find the initramfs stale build it at once; each
+	# renames its own into place (scripts/vm/mkinitramfs.sh).
 	dealt=$(deal "$vms" "$@")
 	pids=()
 	for ((i = 1; i <= vms; i++)); do
