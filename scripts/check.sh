@@ -60,23 +60,25 @@ step kselftest env IXT_KSFT_VMS=3 make -s -C "$top" kselftest
 step bench-check "$top/scripts/bench/smoke.sh" -c
 # make check-full: dkms_package.sh, whose DKMS build in the VM, under
 # TCG, outlasted a test's 600 s on the reference machine, in a boot of
-# its own with a longer timeout (make kselftest-dkms); the benchmark
-# harness in its full smoke mode (which builds the modules without fault
-# injection); the iSER data, fault and bad-input tests again over
-# soft-iWARP; and alloc_fail.sh failing every allocation of its
-# sequences in turn (the modules built with fault injection for it, then
-# without again); and make check-debug, every kselftest again on the debug
+# its own with a longer timeout (make kselftest-dkms); the iSER data,
+# fault and bad-input tests again over soft-iWARP (the modules built
+# with fault injection, as make kselftest builds them: iser_badinput.sh
+# loses a Send with it); alloc_fail.sh's full walk (IXT_ALLOC_FULL: the
+# first, second and last allocation of every iSER site too; the modules
+# built without fault injection after it); the benchmark harness in its
+# full smoke mode; and make check-debug, every kselftest again on the debug
 # kernel (KASAN, lockdep, kmemleak, UBSAN...), built first if this machine
 # has not built it yet.
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-dkms make -s -C "$top" kselftest-dkms
-	step bench-smoke "$top/scripts/bench/smoke.sh"
-	step kselftest-siw env IXT_RDMA=siw "$top/scripts/kselftest.sh" "$build" \
-		iser_data.sh iser_faults.sh iser_badinput.sh
+	step kselftest-siw bash -c 'make -s -C "$1" modules IXT_FAULT_INJECT=1 &&
+		IXT_RDMA=siw "$1/scripts/kselftest.sh" "$2" \
+		iser_data.sh iser_faults.sh iser_badinput.sh' - "$top" "$build"
 	step kselftest-alloc-full bash -c 'make -s -C "$1" modules IXT_FAULT_INJECT=1 &&
 		IXT_ALLOC_FULL=1 IXT_KSFT_NAME=kselftest-alloc \
 		"$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
 		make -s -C "$1" modules; exit $rc' - "$top" "$build"
+	step bench-smoke "$top/scripts/bench/smoke.sh"
 	step check-debug "$top/scripts/check-debug.sh" "$build"
 fi
 
