@@ -40,6 +40,9 @@
 #                      Kconfig and Makefile) and, if that tree (or KOBJ) is
 #                      configured, set ISCSI_XT=m and ISCSI_XT_ISER=m in its
 #                      .config (scripts/tree.sh); the kernel's make builds it
+#   make tree-check    make tree into linux-source-6.12 in build/tree/, built
+#                      there with W=1 (scripts/tree-check.sh; part of make
+#                      check-full)
 #
 # IXT_FAULT_INJECT=1 builds the modules with allocation fault injection
 # (drivers/target/iscsi_xt/fault.c), as make kselftest does; make, make
@@ -165,6 +168,9 @@ tree:
 	@test -n "$(KSRC)" || { echo "usage: make tree KSRC=DIR [KOBJ=DIR]" >&2; exit 2; }
 	scripts/tree.sh $(KSRC) $(KOBJ)
 
+tree-check:
+	scripts/tree-check.sh $(BUILD)
+
 # make check, then the slow tests it leaves out (scripts/check.sh says
 # which), make check-debug among them.
 check-full:
@@ -185,4 +191,4 @@ bench:
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-debug tree check-full demo soak bench
+	check-debug tree tree-check check-full demo soak bench

@@ -65,9 +65,10 @@ step bench-check "$top/scripts/bench/smoke.sh" -c
 # injection); the iSER data, fault and bad-input tests again over
 # soft-iWARP; and alloc_fail.sh failing every allocation of its
 # sequences in turn (the modules built with fault injection for it, then
-# without again); and make check-debug, every kselftest again on the debug
-# kernel (KASAN, lockdep, kmemleak, UBSAN...), built first if this machine
-# has not built it yet.
+# without again); make tree-check, the module laid into linux-source-6.12
+# (make tree) and built there from Kconfig; and make check-debug, every
+# kselftest again on the debug kernel (KASAN, lockdep, kmemleak, UBSAN...),
+# built first if this machine has not built it yet.
 if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step kselftest-dkms make -s -C "$top" kselftest-dkms
 	step bench-smoke "$top/scripts/bench/smoke.sh"
@@ -77,6 +78,7 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 		IXT_ALLOC_FULL=1 IXT_KSFT_NAME=kselftest-alloc \
 		"$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
 		make -s -C "$1" modules; exit $rc' - "$top" "$build"
+	step tree "$top/scripts/tree-check.sh" "$build"
 	step check-debug "$top/scripts/check-debug.sh" "$build"
 fi
 
