@@ -35,6 +35,14 @@
 #                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
 #                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
 #                      make check-full, not of make check)
+#   make tree KSRC=DIR [KOBJ=DIR]  lay the module into a kernel source tree
+#                      (drivers/target/iscsi_xt, hooked into drivers/target's
+#                      Kconfig and Makefile) and, if that tree (or KOBJ) is
+#                      configured, set ISCSI_XT=m and ISCSI_XT_ISER=m in its
+#                      .config (scripts/tree.sh); the kernel's make builds it
+#   make tree-check    make tree into linux-source-6.12 in build/tree/, built
+#                      there with W=1 (scripts/tree-check.sh; part of make
+#                      check-full)
 #
 # IXT_FAULT_INJECT=1 builds the modules with allocation fault injection
 # (drivers/target/iscsi_xt/fault.c), as make kselftest does; make, make
@@ -152,6 +160,17 @@ check:
 check-debug:
 	scripts/check-debug.sh $(BUILD)
 
+# The module in a kernel source tree, built from Kconfig there.
+KSRC	?=
+KOBJ	?=
+
+tree:
+	@test -n "$(KSRC)" || { echo "usage: make tree KSRC=DIR [KOBJ=DIR]" >&2; exit 2; }
+	scripts/tree.sh $(KSRC) $(KOBJ)
+
+tree-check:
+	scripts/tree-check.sh $(BUILD)
+
 # make check, then the slow tests it leaves out (scripts/check.sh says
 # which), make check-debug among them.
 check-full:
@@ -172,4 +191,4 @@ bench:
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-debug check-full demo soak bench
+	check-debug tree tree-check check-full demo soak bench
