@@ -828,10 +828,12 @@ LOSE_SENDS = '/sys/module/iscsi_xt_iser/parameters/dbg_lose_sends'
 @case
 def case_send_lost(ctx):
     """A Send whose completion never comes (dbg_lose_sends, a fault
-    injection build): 64 KiB written and read back, the read's response
-    Send made to complete never, then a Logout. The answer arrives all
-    the same; the command stays the target's until its teardown abandons
-    the Send (the shell checks that)."""
+    injection build): 64 KiB written, the next Send completion the
+    target handles made to be lost (that of the write's response, or of
+    the read's), the data read back, then a Logout. The answers arrive
+    all the same; the PDU stays the target's, and with a response its
+    command, until the teardown abandons the Send (the shell checks
+    that)."""
     conn = logged_in(ctx)
     data = os.urandom(128 * BLOCK)
     good(conn.write(RW_LBA, data))
@@ -839,7 +841,7 @@ def case_send_lost(ctx):
         f.write('1\n')
     read_back(conn, RW_LBA, data)
     conn.logout()
-    return '64 KiB written and read back, the read\'s response Send lost'
+    return '64 KiB written and read back, one Send completion lost'
 
 
 @case
