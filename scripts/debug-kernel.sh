@@ -56,22 +56,8 @@ fragments=(
 	"$top/scripts/debug-kernel.config"
 	"$top/tools/testing/selftests/drivers/target/iscsi_xt/config"
 )
-tarball=/usr/src/linux-source-6.12.tar.xz
 jobs=$(nproc)
-
-log() { printf 'debug-kernel: %s\n' "$*" >&2; }
-die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
-
-# step DESCRIPTION COMMAND...: run COMMAND, logging its start and its
-# duration.
-step() {
-	local desc=$1 t=$SECONDS
-
-	shift
-	log "$desc ..."
-	"$@"
-	log "$desc: done in $((SECONDS - t))s"
-}
+name=debug-kernel
 
 # kmake ARGS...: make in the object tree of this key, the release without
 # a local version suffix (debug-kernel.config's CONFIG_LOCALVERSION names
@@ -83,7 +69,6 @@ kmake() {
 check_tools() {
 	local t f
 
-	[ -f "$tarball" ] || die "$tarball not found: run scripts/setup.sh"
 	for f in "${fragments[@]}"; do
 		[ -f "$f" ] || die "$f not found"
 	done
@@ -92,15 +77,6 @@ check_tools() {
 	done
 	[ -f /usr/include/libelf.h ] || die "libelf.h not found (apt-get install libelf-dev: objtool needs it)"
 	[ -f /usr/include/openssl/opensslv.h ] || die "OpenSSL headers not found (apt-get install libssl-dev)"
-}
-
-# The source tree, extracted again only when the package changed.
-extract() {
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-	echo "$version" >"$src.tmp/.ixt-source-version"
-	mv "$src.tmp" "$src"
 }
 
 configure() {
@@ -187,9 +163,9 @@ prune() {
 	done
 }
 
+# shellcheck source=scripts/kernel-src.sh
+. "$top/scripts/kernel-src.sh"
 check_tools
-version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-	die "linux-source-6.12 is not installed: run scripts/setup.sh"
 mkdir -p "$dk"
 # One run at a time per build directory.
 exec 9>"$dk/.lock"
@@ -207,9 +183,7 @@ if [ -f "$dk/$key/KVER" ] &&
 fi
 
 log "key $key: linux-source-6.12 $version and ${fragments[*]#"$top"/}"
-if [ "$(cat "$src/.ixt-source-version" 2>/dev/null)" != "$version" ]; then
-	step "extracting $(basename "$tarball") into $src" extract
-fi
+ksrc_extract || true
 step "configuring (defconfig + fragments + olddefconfig) in $obj" configure
 step "verifying the fragments' options" verify
 if [ -n "$config_only" ]; then

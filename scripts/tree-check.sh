@@ -44,36 +44,12 @@ build=$(realpath -m "${1:-$top/build}")
 dir=$build/tree
 src=$dir/src
 obj=$dir/obj
-tarball=/usr/src/linux-source-6.12.tar.xz
 jobs=$(nproc)
 start=$SECONDS
-
-log() { printf 'tree-check: %s\n' "$*" >&2; }
-die() { printf 'tree-check: error: %s\n' "$*" >&2; exit 1; }
-
-# step DESCRIPTION COMMAND...: run COMMAND, logging its start and its
-# duration.
-step() {
-	local desc=$1 t=$SECONDS
-
-	shift
-	log "$desc ..."
-	"$@"
-	log "$desc: done in $((SECONDS - t))s"
-}
+name=tree-check
 
 kmake() {
 	make -C "$src" O="$obj" ARCH=x86_64 --no-print-directory "$@"
-}
-
-extract() {
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-	echo "$version" >"$src.tmp/.ixt-source-version"
-	mv "$src.tmp" "$src"
-	# A new source tree: nothing of an object tree built from the old.
-	rm -rf "$obj" "$dir/obj-lio"
 }
 
 configure() {
@@ -199,19 +175,15 @@ compile() {
 	log "built iscsi_xt.ko and iscsi_xt_iser.ko in $obj/drivers/target/iscsi_xt (version $v)"
 }
 
-[ -f "$tarball" ] || die "$tarball not found: run scripts/setup.sh"
-version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-	die "linux-source-6.12 is not installed: run scripts/setup.sh"
+# shellcheck source=scripts/kernel-src.sh
+. "$top/scripts/kernel-src.sh"
 mkdir -p "$dir"
 # One run at a time per build directory.
 exec 9>"$dir/.lock"
 flock 9
 
-if [ "$(cat "$src/.ixt-source-version" 2>/dev/null)" != "$version" ]; then
-	step "extracting $(basename "$tarball") ($version) into $src" extract
-else
-	log "reusing $src (linux-source-6.12 $version)"
-fi
+# A new source tree: nothing of an object tree built from the old.
+ksrc_extract && rm -rf "$obj" "$dir/obj-lio"
 step "configuring $obj (defconfig, TARGET_CORE=m, INFINIBAND=m)" configure
 step "laying the module in (scripts/tree.sh)" lay_in
 step "checking the .config and the hooks" verify
