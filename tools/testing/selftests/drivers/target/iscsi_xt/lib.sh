@@ -587,17 +587,25 @@ ixt_wait() {
 	done
 }
 
+# Every slab cache shrunk: per-CPU slabs flushed, so that counts are
+# exact, and the objects KASAN holds in its quarantine freed (allocated
+# to SLUB's eyes, and in alloc_traces, until it recycles them: thousands
+# after a test on the debug kernel).
+ixt_slab_shrink() {
+	local f
+
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f"
+	done 2>/dev/null
+}
+
 # Active objects of the slab caches the module allocates from (the kmalloc
 # caches, and any cache of its own, named ixt_*), after flushing per-CPU
 # slabs so that the counts are exact: "name count" lines, sorted by name.
 # Caches of processes and files (vm_area_struct, dentry...) move with
 # whatever else the system does and would only add noise.
 ixt_slab_snapshot() {
-	local f
-
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f" 2>/dev/null
-	done
+	ixt_slab_shrink
 	awk 'NR > 2 && $1 ~ /^(kmalloc-|ixt_)/ { print $1, $2 }' /proc/slabinfo |
 		sort
 }
@@ -1235,13 +1243,7 @@ ixt_traced_objects() {
 	local f files=()
 
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	# KASAN holds freed objects in its quarantine, allocated to SLUB's
-	# eyes (and in alloc_traces) until it recycles them: thousands after
-	# a test. Shrinking a cache frees its quarantined objects (as in
-	# ixt_slab_snapshot).
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f"
-	done 2>/dev/null
+	ixt_slab_shrink
 	for f in /sys/kernel/debug/slab/*/alloc_traces; do
 		case $f in
 		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/tw_sock_TCP*|*/vmap_area/*)
