@@ -105,6 +105,7 @@ else
 	# Boots that find the initramfs stale build it at once; each
 	# renames its own into place (scripts/vm/mkinitramfs.sh).
 	dealt=$(deal "$vms" "$@")
+	mkdir -p "$build/vm"
 	pids=()
 	for ((i = 1; i <= vms; i++)); do
 		mapfile -t mine < <(awk -v i="$i" '$1 == i { print $2 }' <<<"$dealt")
