@@ -72,10 +72,12 @@ initrd=$build/vm/initramfs${IXT_KERNEL_DIR:+-$kver}.cpio.gz
 # before the boot CPU was identified met a KASAN shadow check that took
 # a direct-map address for a wild one ("BUG: KASAN: wild-memory-access
 # in do_raw_spin_lock", from handle_edge_irq), which turned lockdep off
-# for the whole boot.
+# for the whole boot. And KASAN reports every bad access, not only the
+# boot's first (kasan_multi_shot): one test's report must not hide the
+# next test's.
 if [ -n "$debug" ]; then
 	if grep -qx CONFIG_KASAN=y "$ktree/boot/config-$kver" 2>/dev/null; then
-		debug="slub_debug=U kfence.sample_interval=10 no5lvl"
+		debug="slub_debug=U kfence.sample_interval=10 no5lvl kasan_multi_shot"
 	else
 		debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1"
 	fi

@@ -222,7 +222,10 @@ teardown() {
 }
 
 # The probes: what is written, in order, after build. Each side must
-# give the same result and read back the same value.
+# give the same result and read back the same value. Never authentication
+# 1 while AuthMethod is exactly "None": LIO 6.12 then writes one byte
+# before a stack buffer (iscsit_ta_authentication()), which KASAN reports
+# on the debug kernel, turning lockdep off for the rest of the boot.
 probes() {
 	local a=$t1/tpgt_1/attrib p=$t1/tpgt_1/param
 	local acl=$t1/tpgt_1/acls/$ini1 np=$t1/tpgt_1/np/$addr4:3260
@@ -248,8 +251,8 @@ probes() {
 	$a/authentication	2
 	$a/authentication	0
 	$p/AuthMethod	None
-	$a/authentication	1
 	$p/AuthMethod	CHAP,None
+	$a/authentication	1
 	$p/AuthMethod	Kerberos
 	$p/AuthMethod	bogus
 	$p/HeaderDigest	MD5
