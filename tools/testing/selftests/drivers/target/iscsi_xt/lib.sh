@@ -361,14 +361,32 @@ ixt_fuzz() {
 	[ "$rc" -eq 0 ]
 }
 
+# ixt_cell_kib KIB BS: the KiB a matrix cell of BS requests moves: KIB on
+# Debian's kernel, KIB / IXT_SLOW on a slower one (the debug kernel), in
+# whole requests, at least four (KIB at most). A cell's worth lies in
+# its paths (request size, depth, settings), which the debug kernel
+# watches at every access whatever the volume; the full volume there
+# took iser_data.sh past an hour.
+ixt_cell_kib() {
+	local kib=$1 g n
+
+	g=$(($(numfmt --from=iec "${2^^}") / 1024))
+	[ "$g" -ge 1 ] || g=1
+	n=$((kib / IXT_SLOW / g * g))
+	[ "$n" -ge $((4 * g)) ] || n=$((4 * g))
+	[ "$n" -le "$kib" ] || n=$kib
+	echo "$n"
+}
+
 # ixt_fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over
-# KIB KiB (8 MiB at most) at the start of the next unused 8 MiB region of
-# LUN, whose disk is the caller's ${disk[LUN]} and next region its
-# ${region[LUN]}.
+# KIB KiB (8 MiB at most; ixt_cell_kib scales it on a slow kernel) at the
+# start of the next unused 8 MiB region of LUN, whose disk is the
+# caller's ${disk[LUN]} and next region its ${region[LUN]}.
 ixt_fio_cell() {
 	local lun=$1
 
-	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
+	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" \
+		"$(ixt_cell_kib "$4" "$2")" "$2" "$3"
 }
 
 # ixt_negotiated "Key: Value"...: iscsiadm shows each of them for the

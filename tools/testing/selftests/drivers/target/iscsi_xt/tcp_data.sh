@@ -83,14 +83,6 @@ login() {
 	[ -n "${disk[0]}" ] && [ -n "${disk[1]}" ]
 }
 
-# fio_cell LUN BS IODEPTH KIB: ixt_fio_verify of BS at IODEPTH over KIB
-# KiB (8 MiB at most) at the start of the next unused 8 MiB region of LUN.
-fio_cell() {
-	local lun=$1
-
-	ixt_fio_verify "${disk[$lun]}" "$((region[lun]++ * 8))M" "$4" "$2" "$3"
-}
-
 ixt_begin 43
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 ixt_null_blk nr_devices=1 memory_backed=1 gb=1 max_sectors=2048 ||
@@ -113,7 +105,7 @@ for lun in 0 1; do
 	for qd in 1 32; do
 		for bs in 512 4k 64k 1M; do
 			ixt_check "LUN $lun: fio random writes verified, bs=$bs iodepth=$qd" \
-				fio_cell $lun $bs $qd "${cell_kib[$bs]}"
+				ixt_fio_cell $lun $bs $qd "${cell_kib[$bs]}"
 		done
 	done
 done
@@ -142,9 +134,9 @@ scenario() {
 	ixt_check "$name: negotiated $(printf '%s, ' "$@" | sed 's/, $//')" \
 		ixt_negotiated "$@"
 	ixt_check "$name: LUN 0: fio random writes verified, bs=64k iodepth=8" \
-		fio_cell 0 64k 8 8192
+		ixt_fio_cell 0 64k 8 8192
 	ixt_check "$name: LUN 1: fio random writes verified, bs=1M iodepth=4" \
-		fio_cell 1 1M 4 8192
+		ixt_fio_cell 1 1M 4 8192
 }
 
 scenario "digests" "" \

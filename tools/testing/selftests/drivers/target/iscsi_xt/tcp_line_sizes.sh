@@ -88,12 +88,13 @@ untarget() {
 
 # fio_cell BS: ixt_fio_verify of BS at iodepth 8 at the start of the next
 # unused 4 MiB region of the disk, over 2 MiB for 4 KiB requests (the VM
-# is slow to carry small ones) and the whole region for larger ones.
+# is slow to carry small ones) and the whole region for larger ones
+# (ixt_cell_kib: less on a slow kernel).
 declare -A cell_kib=([4k]=2048 [64k]=4096 [1M]=4096)
 fio_cell() {
 	[ -b "$disk" ] &&
-		ixt_fio_verify "$disk" "$((region++ * 4))M" "${cell_kib[$1]}" \
-			"$1" 8
+		ixt_fio_verify "$disk" "$((region++ * 4))M" \
+			"$(ixt_cell_kib "${cell_kib[$1]}" "$1")" "$1" 8
 }
 
 # refused LINE_SIZE: the module does not load, and says why.
