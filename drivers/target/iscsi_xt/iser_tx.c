@@ -910,7 +910,10 @@ bool ixt_iser_sq_wait(struct ixt_iser_conn *ic)
  * A Send never completed holds its PDU, freed here as a flushed Send's
  * completion frees it (a command's response lets the command go). The
  * RDMA transfers hold send queue slots, which die with the queue pair,
- * and fetches, which ixt_iser_tx_stop() gives back.
+ * and fetches, which ixt_iser_tx_stop() gives back. The descriptors
+ * stay off @tx_free and @sq_cr_nr stays as it was: with @tx_dead set
+ * nothing takes a descriptor or a slot again, and ixt_iser_tx_free()
+ * frees them from @tx.
  *
  * Context: Process context (the release work).
  */
@@ -928,14 +931,8 @@ void ixt_iser_sq_abandon(struct ixt_iser_conn *ic)
 		ixt_iser_tx_unmap(ic, tx);
 		tx->pdu = NULL;
 		ixt_conn_tx_done(&ic->conn, pdu);
-		spin_lock_bh(&ic->tx_lock);
-		list_add(&tx->entry, &ic->tx_free);
-		spin_unlock_bh(&ic->tx_lock);
 		n++;
 	}
-	spin_lock_bh(&ic->tx_lock);
-	ic->sq_cr_nr = 0;
-	spin_unlock_bh(&ic->tx_lock);
 	atomic64_add(n, &ixt_iser_stats.abandoned_sends);
 }
 

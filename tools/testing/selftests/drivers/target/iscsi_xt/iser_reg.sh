@@ -199,9 +199,13 @@ ixt_check "rxe0: RDMA READs without registration ($(grew rdma_reads) READs, $(gr
 ixt_check "rxe0: 1 MiB writes at iodepth 32 through the 20 MiB pool verified, commands waited for lines" \
 	pool_dry_cell
 
-# (4) soft-iWARP: registration because the device needs it.
+# (4) soft-iWARP: registration because the device needs it. The target
+# lets its side of the connection go after the initiator's: rxe0 deleted
+# under a live queue pair fails the queue pair (a QP fatal error event)
+# and the Send on it ("Send failed: local QP operation error").
 ixt_iser_logout "$tgt" "$portal"
-ixt_check "siw0 in place of rxe0" ixt_use_siw
+ixt_check "siw0 in place of rxe0, once the target let go of the connection" \
+	eval 'ixt_wait 30 no_conn_res && ixt_use_siw'
 ixt_check "siw0: the initiator logs in over iWARP, the connection holds 64 MRs" \
 	eval 'ixt_wait 30 login && on_dev siw0 && mrs_are 64'
 snap
