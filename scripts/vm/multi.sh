@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boot several VMs at once, each with a role and a job of its own, joined
-# by point-to-point wires: UDP datagrams between QEMU processes on the
-# host's loopback (no bridge, no tap, no privilege).
+# by point-to-point wires: datagrams between two QEMU processes over Unix
+# sockets in the results folder (no bridge, no tap, no privilege, no port
+# to choose; a full socket holds the sender back where UDP would drop).
 #
 #   scripts/vm/multi.sh [-d] [-t SECONDS] [-m MEM] [-c CPUS] [-s SIZE[:ROLES]]
 #                       -n NAME [-w ROLE1:ROLE2]... ROLE=SCRIPT[,ARG...]...
@@ -83,17 +84,8 @@ for w in "${wires[@]}"; do
 done
 run=$build/vm/$name
 shared=$run/shared
-
-# free_ports N: N UDP ports of the loopback free now (QEMU binds them a
-# moment later: two runs can hardly meet on one).
-free_ports() {
-	python3 -c '
-import socket, sys
-s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
-for x in s:
-	x.bind(("127.0.0.1", 0))
-print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
-}
+# The wires' sockets are $run/wN-ROLE.sock: sun_path has room for 107 bytes.
+[ ${#run} -le 80 ] || die "$run: too long a path for the wires' sockets"
 
 # role_wires ROLE: one line "WIRE END PEER" per wire of ROLE, in order; END
 # is 0 for the wire's first role, 1 for its second.
@@ -111,15 +103,14 @@ role_wires() {
 # vm_args ROLE INDEX: sets qargs (QEMU's NICs, rendezvous share, disk) and
 # extra (the job's variables) for ROLE, the INDEXth role given.
 vm_args() {
-	local role=$1 r=$2 i end peer mac p nics=() v=() q d=${disk#*:}
+	local role=$1 r=$2 i end peer mac nics=() v=() q d=${disk#*:}
 
 	qargs=(-pidfile "$run/$role/qemu.pid"
 		-fsdev "local,id=shared,path=$shared,security_model=none"
 		-device "virtio-9p-pci,fsdev=shared,mount_tag=ixtshared")
 	while read -r i end peer; do
 		mac=$(printf '52:54:00:ab:%02x:%02x' "$i" "$r")
-		p=${ports[2 * i + end]}
-		qargs+=(-netdev "dgram,id=w$i,local.type=inet,local.host=127.0.0.1,local.port=$p,remote.type=inet,remote.host=127.0.0.1,remote.port=${ports[2 * i + 1 - end]}"
+		qargs+=(-netdev "dgram,id=w$i,local.type=unix,local.path=$run/w$i-$role.sock,remote.type=unix,remote.path=$run/w$i-$peer.sock"
 			-device "virtio-net-pci,netdev=w$i,mac=$mac,host_mtu=9000")
 		q=${peer^^}
 		nics+=("$peer")
@@ -220,7 +211,6 @@ ixt_vm_kernel "$debug"
 rm -rf "$run"
 mkdir -p "$shared"
 [ -z "$disk" ] || truncate -s "${disk%%:*}" "$run/shared.img"
-read -ra ports <<<"$(free_ports $((2 * ${#wires[@]})))"
 # shellcheck disable=SC2034 # read by qemu-lib.sh's boots
 vm_deadline=$((SECONDS + timeout))
 pids=()
