@@ -82,6 +82,7 @@ for w in "${wires[@]}"; do
 	[ "$(printf '%s\n' "${wires[@]}" | grep -cx -e "$w" -e "${w#*:}:${w%:*}")" = 1 ] ||
 		die "wire $w: two wires between the same roles"
 done
+[ ${#wires[@]} -le 16 ] || die "more than 16 wires: 198.51.100.0/24 holds 16"
 run=$build/vm/$name
 shared=$run/shared
 # The wires' sockets are $run/wN-ROLE.sock: sun_path has room for 107 bytes.
@@ -148,12 +149,17 @@ start_vm() {
 	pids+=($!)
 }
 
+# kill_vms: the VMs' subshells first (else they would boot again), then
+# their QEMUs.
 kill_vms() {
 	local f pid
 
+	kill "${pids[@]}" 2>/dev/null || true
 	for f in "$run"/*/qemu.pid; do
 		pid=$(cat "$f" 2>/dev/null) || continue
-		grep -qF "$run/" "/proc/$pid/cmdline" 2>/dev/null && kill "$pid"
+		if grep -qF "$run/" "/proc/$pid/cmdline" 2>/dev/null; then
+			kill "$pid"
+		fi
 	done
 }
 
