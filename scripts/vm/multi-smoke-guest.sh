@@ -3,8 +3,9 @@
 #
 # Guest job of scripts/vm/multi-smoke.sh, one per VM, its part chosen by
 # IXT_ROLE. The target loads iscsi_xt and iscsi_xt_iser, serves a ramdisk
-# LUN with targetcli on its address on the wire to the initiator, TCP and
-# iSER, and unloads once the initiator is done. The initiator discovers
+# LUN with targetcli on its address on the wire to the initiator, iSER on
+# port 3260, TCP on 3261 (over iWARP, IXT_RDMA=siw, the iSER listener
+# takes its port from TCP: Documentation/admin-guide.rst), and unloads once the initiator is done. The initiator discovers
 # it, logs in over TCP, writes and verifies 16 MiB with fio (crc32c), logs
 # out, logs in over iSER, verifies the data written over TCP, writes and
 # verifies 16 MiB more, and logs out. Each prints "ok N - ROLE: ..." lines
@@ -54,6 +55,7 @@ target_config() {
 	/iscsi create $wwn
 	/iscsi/$wwn/tpg1/luns create /backstores/ramdisk/rd0 lun=0
 	/iscsi/$wwn/tpg1/portals delete 0.0.0.0 3260
+	/iscsi/$wwn/tpg1/portals create $portal 3261
 	/iscsi/$wwn/tpg1/portals create $portal 3260
 	/iscsi/$wwn/tpg1/portals/$portal:3260 enable_iser true
 	/iscsi/$wwn/tpg1/acls create iqn.2026-11.org.example.vm:initiator
@@ -69,7 +71,7 @@ target_teardown() {
 
 target() {
 	step "iscsi_xt and iscsi_xt_iser loaded" eval 'ixt_insmod && ixt_insmod_iser'
-	step "ramdisk LUN on $IXT_LOCAL_INITIATOR_ADDR4:3260, iSER enabled" target_config
+	step "ramdisk LUN on $IXT_LOCAL_INITIATOR_ADDR4, TCP on 3261, iSER on 3260" target_config
 	ixt_mvm_signal ready
 	step "the initiator is done" ixt_mvm_wait initiator finished 900
 	step "configuration cleared, modules unloaded" target_teardown
@@ -78,16 +80,16 @@ target() {
 }
 
 discover() {
-	iscsiadm -m discovery -t st -p "$portal" -I default | grep -F "$wwn"
+	iscsiadm -m discovery -t st -p "$addr:3261" -I default | grep -F "$wwn"
 }
 
-# login IFACE TRANSPORT: log in through IFACE, the session's transport
-# TRANSPORT; sets disk. The node record of iSER comes from the discovery
+# login IFACE TRANSPORT PORTAL: log in through IFACE to PORTAL, the
+# session's transport TRANSPORT; sets disk. The node record of iSER comes from the discovery
 # over TCP (demo-guest.sh says why). NOP-Out pings every 15 s, 30 s to
 # answer, not 5 and 5: two single-vCPU VMs under TCG on a busy host
 # missed the 5 s now and then over iSER, and the session started over.
 login() {
-	local kv
+	local kv portal=$3
 
 	[ "$1" = default ] || iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" -o new
 	for kv in noop_out_interval=15 noop_out_timeout=30; do
@@ -100,7 +102,7 @@ login() {
 }
 
 logout() {
-	iscsiadm -m node -T "$wwn" -p "$portal" -I "$1" --logout
+	iscsiadm -m node -T "$wwn" -p "$2" -I "$1" --logout
 }
 
 # fio_io OFFSET [FIO_ARGS...]: 16 MiB at OFFSET written and verified.
@@ -111,18 +113,18 @@ fio_io() {
 }
 
 initiator() {
-	portal=$IXT_PEER_TARGET_ADDR4
+	addr=$IXT_PEER_TARGET_ADDR4
 	trap 'rdma_stats; ixt_mvm_signal finished' EXIT
 	modprobe ib_iser
 	step "the target is ready" ixt_mvm_wait target ready 900
-	step "discovery over TCP finds $wwn at $portal" discover
-	step "login over TCP" login default tcp
+	step "discovery over TCP finds $wwn at $addr:3261" discover
+	step "login over TCP" login default tcp "$addr:3261"
 	step "16 MiB written and verified (fio crc32c) over TCP" fio_io 0
-	step "logout over TCP" logout default
-	step "login over iSER ($IXT_RDMA_DEV_TARGET)" login iser iser
+	step "logout over TCP" logout default "$addr:3261"
+	step "login over iSER ($IXT_RDMA_DEV_TARGET)" login iser iser "$addr:3260"
 	step "the data written over TCP reads back over iSER" fio_io 0 --verify_only
 	step "16 MiB written and verified (fio crc32c) over iSER" fio_io 32M
-	step "logout over iSER" logout iser
+	step "logout over iSER" logout iser "$addr:3260"
 	step "kernel log clean" klog_clean
 }
 

@@ -25,7 +25,7 @@
 # other end and gives it an RDMA device, and exports what the job needs
 # to know (IXT_ROLE, IXT_PEER_<ROLE>_ADDR4... Documentation/testing.rst).
 # Wire N (from 0) is 198.51.100.16N/28 and 2001:db8:0:N+1::/64, its first
-# role .1 and ::1, its second .2 and ::2; MTU 9000. Each VM's results go to
+# role .16N+1 and ::1, its second .16N+2 and ::2; MTU 9000. Each VM's results go to
 # build/vm/NAME/ROLE/ as run.sh's do; the rendezvous folder shared by
 # all is build/vm/NAME/shared/, the disk build/vm/NAME/shared.img. The
 # job's output lines come prefixed with [ROLE]. The exit status is 0 when
