@@ -31,6 +31,11 @@
 #                      UBSAN...) built once from linux-source-6.12 with
 #                      scripts/debug-kernel.config into build/debug-kernel/KEY/
 #                      (scripts/debug-kernel.sh; long: not part of make check)
+#   make check-multi   initiator and target in two VMs joined by a wire
+#                      (scripts/vm/multi.sh): discovery, login, fio write and
+#                      verify over TCP, then over iSER, ending with "N passed,
+#                      N failed" (scripts/vm/multi-smoke.sh; not part of
+#                      make check)
 #   make check-debug   every kselftest on that kernel, the modules built against
 #                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
 #                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
@@ -160,6 +165,12 @@ check:
 check-debug:
 	scripts/check-debug.sh $(BUILD)
 
+# Initiator and target in two kernels, the modules built as make kselftest
+# builds them.
+check-multi:
+	$(MAKE) modules IXT_FAULT_INJECT=1
+	scripts/vm/multi-smoke.sh $(BUILD)
+
 # The module in a kernel source tree, built from Kconfig there.
 KSRC	?=
 KOBJ	?=
@@ -191,4 +202,4 @@ bench:
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-debug tree tree-check check-full demo soak bench
+	check-multi check-debug tree tree-check check-full demo soak bench

@@ -58,115 +58,16 @@ shift $((OPTIND - 1))
 script=$(realpath "$1")
 shift
 name=${name:-$(basename "$script" .sh)}
-ktree=$build/kernel
-[ -z "${IXT_KERNEL_DIR:-}" ] || ktree=$(realpath "$IXT_KERNEL_DIR")
-kver=$(cat "$ktree/KVER")
-kernel=$ktree/boot/vmlinuz-$kver
-initrd=$build/vm/initramfs${IXT_KERNEL_DIR:+-$kver}.cpio.gz
-# -d: SLUB's red zones, poisoning, checks and allocation traces, KFENCE,
-# memory cleared when freed. A KASAN kernel checks every access with red
-# zones and a quarantine of its own: SLUB keeps only its traces there
-# (alloc_fail.sh and tcp_session_memory.sh read them), a KASAN kernel
-# under TCG being slow enough. It also boots with four-level page tables
-# (no5lvl; QEMU's "max" CPU has LA57): with five, an interrupt that came
-# before the boot CPU was identified met a KASAN shadow check that took
-# a direct-map address for a wild one ("BUG: KASAN: wild-memory-access
-# in do_raw_spin_lock", from handle_edge_irq), which turned lockdep off
-# for the whole boot. And KASAN reports every bad access, not only the
-# boot's first (kasan_multi_shot): one test's report must not hide the
-# next test's.
-if [ -n "$debug" ]; then
-	if grep -qx CONFIG_KASAN=y "$ktree/boot/config-$kver" 2>/dev/null; then
-		debug="slub_debug=U kfence.sample_interval=10 no5lvl kasan_multi_shot"
-	else
-		debug="slub_debug=FZPU kfence.sample_interval=10 init_on_free=1"
-	fi
-fi
 out=$build/vm/$name
 
-"$top/scripts/vm/mkinitramfs.sh" "$ktree" "$initrd"
-
+. "$top/scripts/vm/qemu-lib.sh"
+ixt_vm_kernel "$debug"
 rm -rf "$out"
 mkdir -p "$out"
-{
-	echo "export IXT_TOP=$(printf %q "$top") IXT_OUT=$(printf %q "$out")"
-	echo "export IXT_BUILD=$(printf %q "$build") IXT_KVER=$(printf %q "$kver")"
-	echo "export IXT_RDMA=$(printf %q "${IXT_RDMA:-rxe}")"
-	echo "export IXT_ALLOC_FULL=$(printf %q "${IXT_ALLOC_FULL:-}")" \
-		"IXT_ALLOC_OWNED=$(printf %q "${IXT_ALLOC_OWNED:-}")"
-	echo "export IXT_KSFT_TIMEOUT=$(printf %q "${IXT_KSFT_TIMEOUT:-}")" \
-		"IXT_SOAK_SECONDS=$(printf %q "${IXT_SOAK_SECONDS:-}")" \
-		"IXT_SOAK_SEED=$(printf %q "${IXT_SOAK_SEED:-}")" \
-		"IXT_SOAK_KINDS=$(printf %q "${IXT_SOAK_KINDS:-}")"
-	echo "export IXT_TRANSPORTS=$(printf %q "${IXT_TRANSPORTS:-}")" \
-		"IXT_MUTATE_SECONDS=$(printf %q "${IXT_MUTATE_SECONDS:-}")" \
-		"IXT_MUTATE_SEED=$(printf %q "${IXT_MUTATE_SEED:-}")" \
-		"IXT_MUTATE_ARGS=$(printf %q "${IXT_MUTATE_ARGS:-}")"
-	echo "export IXT_STATEFUZZ_SECONDS=$(printf %q "${IXT_STATEFUZZ_SECONDS:-}")" \
-		"IXT_STATEFUZZ_SEED=$(printf %q "${IXT_STATEFUZZ_SEED:-}")" \
-		"IXT_STATEFUZZ_ARGS=$(printf %q "${IXT_STATEFUZZ_ARGS:-}")"
-	[ -z "${IXT_KERNEL_DIR:-}" ] ||
-		echo "export IXT_KERNEL_DIR=$(printf %q "$ktree")"
-	[ -z "${IXT_SLOW:-}" ] ||
-		echo "export IXT_SLOW=$(printf %q "$IXT_SLOW")"
-	[ -z "${IXT_KO:-}" ] ||
-		echo "export IXT_KO=$(printf %q "$(realpath "$IXT_KO")")"
-	echo "cd \"\$IXT_TOP\""
-	printf 'exec %q' "$script"
-	printf ' %q' "$@"
-	echo
-} >"$out/job.sh"
-: >"$out/output.log"
-
-cmdline="console=ttyS0 loglevel=5 log_buf_len=4M panic=-1 ixt.out=$out"
-cmdline+=" ixt.run=$top/scripts/vm/guest-run.sh $debug"
-
-# boot: one run of the VM; sets timed_out when it was killed.
-boot() {
-	local qemu tailer start
-
-	qemu-system-x86_64 \
-		-machine q35 -cpu max -smp 2 -m "$mem" \
-		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-		-fsdev local,id=hostout,path="$out",security_model=none \
-		-device virtio-9p-pci,fsdev=hostout,mount_tag=hostout \
-		-display none -monitor none -serial "file:$out/console.log" \
-		-nic none -no-reboot &
-	qemu=$!
-
-	tail -n +1 -F "$out/output.log" --pid=$qemu 2>/dev/null &
-	tailer=$!
-
-	start=$SECONDS
-	timed_out=
-	while kill -0 $qemu 2>/dev/null; do
-		if [ $((SECONDS - start)) -ge "$timeout" ]; then
-			timed_out=1
-			kill $qemu 2>/dev/null || true
-			break
-		fi
-		sleep 1
-	done
-	wait $qemu 2>/dev/null || true
-	sleep 1
-	kill $tailer 2>/dev/null || true
-	wait $tailer 2>/dev/null || true
-}
+ixt_vm_job "$out" "" "$script" "$@"
 
 start=$SECONDS
-boot
-# Under TCG the guest kernel rarely dies while it boots (an int3 Oops in
-# code being patched, before any module of ours is loaded): one more
-# boot, the first console log kept. A death after the job started is
-# the test's and is reported as it is.
-if [ -z "$timed_out" ] && [ ! -e "$out/started" ]; then
-	echo "vm: $name: the kernel died before the job started; booting again (first console log: $out/console-boot1.log)" >&2
-	tail -n 40 "$out/console.log" >&2
-	mv "$out/console.log" "$out/console-boot1.log"
-	boot
-fi
+ixt_vm_run "$out" "$name" 2 "$mem" "$timeout" ""
 
 if [ -n "$timed_out" ]; then
 	echo "vm: $name timed out after ${timeout}s and was killed; console log: $out/console.log" >&2

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the guest jobs of scripts/vm/multi.sh: prepare one VM of
+# several. What scripts/vm/guest-lib.sh prepares (the module tree,
+# configfs, D-Bus, iscsid as iqn.2026-11.org.example.vm:ROLE...), then:
+#
+# - the host name ROLE
+# - each wire's NIC renamed to the role at its other end, its MTU and
+#   addresses set, and an RDMA device on it: soft-RoCE rxe_PEER, or
+#   soft-iWARP siw_PEER with IXT_RDMA=siw
+# - the rendezvous folder $IXT_SHARED, 9p without caching: a file another
+#   VM made is seen at once
+# - the shared disk, when multi.sh attached one, at $IXT_SHARED_DISK
+#   (/dev/disk/by-id/virtio-ixt-shared)
+#
+# multi.sh's job.sh exports IXT_ROLE, IXT_ROLES (every role of the run),
+# IXT_NICS (the roles wired to this one) and, for each such PEER (upper
+# case in names): IXT_NIC_PEER, IXT_MAC_PEER, IXT_LOCAL_PEER_ADDR4/6,
+# IXT_PEER_PEER_ADDR4/6; this adds IXT_RDMA_DEV_PEER.
+#
+# ixt_mvm_signal NAME tells the other VMs this one reached NAME;
+# ixt_mvm_wait ROLE NAME SECONDS waits for ROLE to reach NAME, and fails
+# when SECONDS pass or ROLE's VM ended first.
+
+. "$IXT_TOP/scripts/vm/guest-lib.sh"
+
+ixt_mvm_setup() {
+	local peer
+
+	ixt_env_base "iqn.2026-11.org.example.vm:$IXT_ROLE"
+	hostname "$IXT_ROLE"
+	mkdir -p "$IXT_SHARED"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=none \
+		ixtshared "$IXT_SHARED" || ixt_env_die "cannot mount the rendezvous folder"
+	modprobe virtio_net
+	[ -z "$IXT_NICS" ] || ixt_env_rdma_load "$IXT_RDMA" ||
+		ixt_env_die "cannot load the RDMA driver (IXT_RDMA=$IXT_RDMA: rxe or siw)"
+	for peer in $IXT_NICS; do
+		ixt_mvm_nic "$peer" || ixt_env_die "cannot set up the NIC to $peer"
+	done
+	[ -z "${IXT_SHARED_DISK:-}" ] || ixt_mvm_disk ||
+		ixt_env_die "no virtio disk with serial ixt-shared"
+}
+
+# ixt_mvm_var PEER NAME: the value of IXT_NAME with PEER (upper case) in it,
+# NAME being NIC, MAC, LOCAL_ADDR4 and so on.
+ixt_mvm_var() {
+	local v=${2/PEER/${1^^}}
+
+	echo "${!v}"
+}
+
+# ixt_mvm_nic PEER: the NIC of the wire to PEER, found by its MAC address.
+ixt_mvm_nic() {
+	local peer=$1 mac dev nic
+
+	mac=$(ixt_mvm_var "$peer" IXT_MAC_PEER)
+	nic=$(ixt_mvm_var "$peer" IXT_NIC_PEER)
+	dev=$(grep -lx "$mac" /sys/class/net/*/address) || return 1
+	dev=${dev%/address}
+	ip link set "${dev##*/}" name "$nic" || return 1
+	ip addr add "$(ixt_mvm_var "$peer" IXT_LOCAL_PEER_ADDR4)/28" dev "$nic" &&
+		ip -6 addr add "$(ixt_mvm_var "$peer" IXT_LOCAL_PEER_ADDR6)/64" dev "$nic" nodad &&
+		ip link set "$nic" up &&
+		rdma link add "${IXT_RDMA}_$peer" type "$IXT_RDMA" netdev "$nic" || return 1
+	export "IXT_RDMA_DEV_${peer^^}=${IXT_RDMA}_$peer"
+}
+
+# ixt_mvm_disk: the link /dev/disk/by-id/ makes with udev, found without.
+ixt_mvm_disk() {
+	local s
+
+	modprobe virtio_blk || return 1
+	for s in /sys/block/vd*/serial; do
+		[ "$(cat "$s" 2>/dev/null)" = ixt-shared ] || continue
+		s=${s%/serial}
+		mkdir -p "${IXT_SHARED_DISK%/*}"
+		ln -sf "/dev/${s##*/}" "$IXT_SHARED_DISK"
+		return 0
+	done
+	return 1
+}
+
+ixt_mvm_signal() {
+	mkdir -p "$IXT_SHARED/$IXT_ROLE"
+	: >"$IXT_SHARED/$IXT_ROLE/.$1" && mv "$IXT_SHARED/$IXT_ROLE/.$1" "$IXT_SHARED/$IXT_ROLE/$1"
+}
+
+ixt_mvm_wait() {
+	local role=$1 name=$2 end=$((SECONDS + $3))
+
+	until [ -e "$IXT_SHARED/$role/$name" ]; do
+		if [ -e "$IXT_SHARED/$role.ended" ]; then
+			[ ! -e "$IXT_SHARED/$role/$name" ] || return 0
+			echo "guest: $role ended before it reached $name" >&2
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "guest: $role did not reach $name within $3 s" >&2
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+ixt_mvm_setup
