@@ -66,7 +66,8 @@ step bench-check "$top/scripts/bench/smoke.sh" -c
 # loses a Send with it); alloc_fail.sh's full walk (IXT_ALLOC_FULL: the
 # first, second and last allocation of every iSER site too; the modules
 # built without fault injection after it); the benchmark harness in its
-# full smoke mode; make tree-check, the module laid into
+# full smoke mode; make check-multi, initiator and target in two VMs
+# joined by a wire; make tree-check, the module laid into
 # linux-source-6.12 (make tree) and built there from Kconfig; and make
 # check-debug, every kselftest again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN...), built first if this machine has not
@@ -81,6 +82,7 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 		"$1/scripts/kselftest.sh" "$2" alloc_fail.sh; rc=$?
 		make -s -C "$1" modules; exit $rc' - "$top" "$build"
 	step bench-smoke "$top/scripts/bench/smoke.sh"
+	step check-multi "$top/scripts/vm/multi-smoke.sh" "$build"
 	step tree "$top/scripts/tree-check.sh" "$build"
 	step check-debug "$top/scripts/check-debug.sh" "$build"
 fi
