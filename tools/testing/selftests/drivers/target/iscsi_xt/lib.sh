@@ -518,7 +518,8 @@ ixt_daemon() {
 # starts it, with preferences of its own in DIR (no default portal, no
 # saving at exit), reading its commands from the FIFO DIR/in, its output
 # appended to DIR/targetcli.log. ixt_tcli_do SECONDS COMMAND... sends the
-# COMMANDs and waits up to SECONDS for the shell to have run them: each
+# COMMANDs and waits up to SECONDS (times IXT_SLOW: targetcli's start
+# outlasted 120 s on the debug kernel) for the shell to have run them: each
 # call ends with a harmless preference change (tree_max_depth, to a value
 # of its own) whose confirmation marks the end; fails if it does not come
 # in time (a command hangs). The COMMANDs' effects are the caller's to
@@ -535,7 +536,7 @@ ixt_tcli_open() {
 }
 
 ixt_tcli_do() {
-	local secs=$1 c mark
+	local secs=$(($1 * IXT_SLOW)) c mark
 
 	shift
 	IXT_TCLI_N=$((IXT_TCLI_N + 1))
