@@ -317,6 +317,9 @@ void ixt_portal_put(struct ixt_portal *portal);
 /* tcp.c */
 int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock);
 
+/* tcp_listen.c */
+extern const struct ixt_listener_ops ixt_tcp_lops;
+
 /* conn.c */
 int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);

@@ -27,9 +27,10 @@
  * @IXT_FAULT_NP: configfs.c: a TPG's network portal (mkdir np/ADDR:PORT).
  * @IXT_FAULT_PORTAL: portal.c: a listener shared by the portals of an
  *	address.
- * @IXT_FAULT_PORTAL_SOCK: portal.c: a TCP listener's socket.
+ * @IXT_FAULT_PORTAL_SOCK: tcp_listen.c: a TCP listener (its state and
+ *	socket).
  * @IXT_FAULT_PORTAL_LINK: portal.c: a portal's link to its listener.
- * @IXT_FAULT_ACCEPT: portal.c: the socket of an accepted connection.
+ * @IXT_FAULT_ACCEPT: tcp_listen.c: the socket of an accepted connection.
  * @IXT_FAULT_TCP_CONN: tcp.c: a TCP connection.
  * @IXT_FAULT_TPG_USE: portal.c: the count of connections in a TPG.
  * @IXT_FAULT_LOGIN: login.c: a connection's login state.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iscsi_xt: listeners, one per portal address and transport, shared by
- * the TPGs: TCP ones here, iSER ones through the iSER module's listener
- * ops, which it registers when it loads. An iWARP listener needs the TCP
- * port itself: the TCP listener of its address lends it the port while
- * it listens.
+ * the TPGs, each started and stopped through its transport's listener
+ * ops: TCP's (tcp_listen.c), and iSER's, which the iSER module registers
+ * when it loads. An iWARP listener needs the TCP port itself: the TCP
+ * listener of its address lends it the port while it listens.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -16,20 +16,13 @@
 #include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/net.h>
 #include <linux/slab.h>
-#include <linux/tcp.h>
 #include <linux/wait.h>
 #include <net/ipv6.h>
-#include <net/sock.h>
-#include <net/tcp.h>
 #include <target/target_core_fabric.h>
 
 #include "conn.h"
 #include "fault.h"
-
-/* Pending connections a listener queues before the accept work runs. */
-#define IXT_LISTEN_BACKLOG	256
 
 /**
  * struct ixt_portal - a listening endpoint, shared by every TPG portal
@@ -39,17 +32,14 @@
  * @entry: link in ixt_portals, under ixt_portal_mutex, while listening.
  * @addr: the address and port listened on.
  * @iser: an iSER listener (the iSER module's), not a TCP one.
- * @lops: for @iser, the listener ops, whose module it references.
- * @listener: for @iser, what @lops keeps of the listener.
- * @sock: the listening socket of a TCP portal; %NULL once stopped, or
- *	while @lent.
+ * @lops: the listener ops of the transport while it listens (a
+ *	reference on their module held); %NULL once stopped, or while
+ *	@lent. Under ixt_portal_mutex.
+ * @listener: what @lops keeps of the listener.
  * @lent: for a TCP portal, its port is lent to the iWARP listener of the
  *	iSER portal of the same address (iWARP connections are TCP
- *	connections, on the port itself): no socket until it is given back.
- * @data_ready: the socket's own sk_data_ready, restored at stop.
- * @accept_work: accepts every pending connection; again a moment later
- *	when accepting one failed (for lack of memory, say), which left it
- *	in the queue with no new connection to call us.
+ *	connections, on the port itself): not listening until it is given
+ *	back.
  * @links: &struct ixt_portal_link of the nps using the portal, under
  *	ixt_portal_mutex.
  */
@@ -60,10 +50,7 @@ struct ixt_portal {
 	bool iser;
 	const struct ixt_listener_ops *lops;
 	void *listener;
-	struct socket *sock;
 	bool lent;
-	void (*data_ready)(struct sock *sk);
-	struct delayed_work accept_work;
 	struct list_head links;
 };
 
@@ -157,98 +144,16 @@ void ixt_portal_put(struct ixt_portal *portal)
 	kref_put(&portal->ref, ixt_portal_release);
 }
 
-static void ixt_portal_listen_data_ready(struct sock *sk)
+/*
+ * Starts listening through @lops (%NULL: the iSER module is not loaded,
+ * and LIO's transport lookup fails with -EINVAL there too).
+ */
+static int ixt_portal_listen(struct ixt_portal *portal,
+			     const struct ixt_listener_ops *lops)
 {
-	struct ixt_portal *portal;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	portal = sk->sk_user_data;
-	if (portal && sk->sk_state == TCP_LISTEN)
-		mod_delayed_work(ixt_wq, &portal->accept_work, 0);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static void ixt_portal_accept_work(struct work_struct *work)
-{
-	struct ixt_portal *portal =
-		container_of(to_delayed_work(work), struct ixt_portal,
-			     accept_work);
-	struct socket *newsock;
-	int ret;
-
-	for (;;) {
-		ret = ixt_fault(IXT_FAULT_ACCEPT) ? -ENOMEM :
-		      kernel_accept(portal->sock, &newsock, O_NONBLOCK);
-		if (ret) {
-			if (ret == -EAGAIN)
-				return;
-			pr_warn_ratelimited("accept on %pISpc failed: %d\n",
-					    &portal->addr, ret);
-			queue_delayed_work(ixt_wq, &portal->accept_work,
-					   HZ / 10);
-			return;
-		}
-		ret = ixt_tcp_conn_create(portal, newsock);
-		if (ret)
-			sock_release(newsock);
-	}
-}
-
-static int ixt_portal_listen(struct ixt_portal *portal)
-{
-	struct socket *sock;
-	struct sock *sk;
-	int ret;
-
-	ret = ixt_fault(IXT_FAULT_PORTAL_SOCK) ? -ENOMEM :
-	      sock_create_kern(&init_net, portal->addr.ss_family, SOCK_STREAM,
-			       IPPROTO_TCP, &sock);
-	if (ret)
-		return ret;
-	sk = sock->sk;
-	sk->sk_allocation = GFP_KERNEL;
-	sock_set_reuseaddr(sk);
-	tcp_sock_set_nodelay(sk);
-	/* [::] must not take 0.0.0.0 as well: both may be portals. */
-	if (portal->addr.ss_family == AF_INET6)
-		ip6_sock_set_v6only(sk);
-
-	ret = kernel_bind(sock, (struct sockaddr *)&portal->addr,
-			  sizeof(portal->addr));
-	if (ret)
-		goto out_release_sock;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = portal;
-	portal->data_ready = sk->sk_data_ready;
-	sk->sk_data_ready = ixt_portal_listen_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	portal->sock = sock;
-
-	ret = kernel_listen(sock, IXT_LISTEN_BACKLOG);
-	if (ret)
-		goto out_restore_callbacks;
-	return 0;
-
-out_restore_callbacks:
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = portal->data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	portal->sock = NULL;
-out_release_sock:
-	sock_release(sock);
-	return ret;
-}
-
-/* Starts an iSER listener through the iSER module, loaded already. */
-static int ixt_portal_listen_iser(struct ixt_portal *portal)
-{
-	const struct ixt_listener_ops *lops = ixt_iser_lops;
 	int ret;
 
 	lockdep_assert_held(&ixt_portal_mutex);
-	/* As LIO, whose transport lookup fails with -EINVAL. */
 	if (!lops || !try_module_get(lops->owner))
 		return -EINVAL;
 	ret = lops->listen(portal, &portal->listener);
@@ -260,22 +165,18 @@ static int ixt_portal_listen_iser(struct ixt_portal *portal)
 	return 0;
 }
 
-static void ixt_portal_stop_tcp(struct ixt_portal *portal)
+/* Stops listening, if it does: lent, or not listening again after a loan. */
+static void ixt_portal_unlisten(struct ixt_portal *portal)
 {
-	struct sock *sk;
+	const struct ixt_listener_ops *lops = portal->lops;
 
-	/* Lent, or not listening again after a loan (logged then). */
-	if (!portal->sock)
+	lockdep_assert_held(&ixt_portal_mutex);
+	if (!lops)
 		return;
-	sk = portal->sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = portal->data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_delayed_work_sync(&portal->accept_work);
-	kernel_sock_shutdown(portal->sock, SHUT_RDWR);
-	sock_release(portal->sock);
-	portal->sock = NULL;
+	lops->unlisten(portal, portal->listener);
+	module_put(lops->owner);
+	portal->lops = NULL;
+	portal->listener = NULL;
 }
 
 static struct ixt_portal *ixt_portal_find(const struct sockaddr_storage *addr,
@@ -306,7 +207,7 @@ void ixt_portal_lend_tcp(struct ixt_portal *portal)
 
 	if (!tcp || tcp->lent)
 		return;
-	ixt_portal_stop_tcp(tcp);
+	ixt_portal_unlisten(tcp);
 	tcp->lent = true;
 	pr_info("%pISpc: TCP listener stopped: the iWARP listener (iSER) takes the port\n",
 		&tcp->addr);
@@ -332,7 +233,7 @@ void ixt_portal_reclaim_tcp(struct ixt_portal *portal)
 	if (!tcp || !tcp->lent)
 		return;
 	tcp->lent = false;
-	ret = ixt_portal_listen(tcp);
+	ret = ixt_portal_listen(tcp, &ixt_tcp_lops);
 	if (ret)
 		pr_err("%pISpc: cannot listen over TCP again: %d\n",
 		       &tcp->addr, ret);
@@ -346,13 +247,7 @@ EXPORT_SYMBOL_GPL(ixt_portal_reclaim_tcp);
 static void ixt_portal_stop(struct ixt_portal *portal)
 {
 	lockdep_assert_held(&ixt_portal_mutex);
-	if (portal->iser) {
-		portal->lops->unlisten(portal, portal->listener);
-		module_put(portal->lops->owner);
-		portal->lops = NULL;
-	} else {
-		ixt_portal_stop_tcp(portal);
-	}
+	ixt_portal_unlisten(portal);
 	list_del(&portal->entry);
 	pr_info("stopped listening on %pISpc%s\n", &portal->addr,
 		portal->iser ? " (iSER)" : "");
@@ -378,10 +273,9 @@ static struct ixt_portal *ixt_portal_find_start(struct sockaddr_storage *addr,
 	kref_init(&portal->ref);
 	portal->addr = *addr;
 	portal->iser = iser;
-	INIT_DELAYED_WORK(&portal->accept_work, ixt_portal_accept_work);
 	INIT_LIST_HEAD(&portal->links);
 
-	ret = iser ? ixt_portal_listen_iser(portal) : ixt_portal_listen(portal);
+	ret = ixt_portal_listen(portal, iser ? ixt_iser_lops : &ixt_tcp_lops);
 	if (ret) {
 		pr_err("cannot listen on %pISpc%s: %d\n", addr,
 		       iser ? " (iSER)" : "", ret);
@@ -463,8 +357,9 @@ static void ixt_portal_link_del(struct ixt_np *np, bool iser)
  * listens whether or not its TPG is enabled; logins check that.
  *
  * Context: Process context; takes ixt_portal_mutex.
- * Return: 0, -ENOMEM, or the socket layer's error (-EADDRINUSE,
- * -EADDRNOTAVAIL when no interface has the address).
+ * Return: 0, -ENOMEM, or the socket layer's error (-EADDRINUSE). An
+ * address no interface has is listened on as soon as one has it, as in
+ * LIO (IP_FREEBIND).
  */
 int ixt_portal_np_add(struct ixt_np *np, struct ixt_tpg *tpg)
 {

@@ -178,7 +178,8 @@ struct ixt_transport_ops {
 
 /**
  * struct ixt_listener_ops - how a transport module listens on portals
- * @owner: the module; referenced while it listens for a portal.
+ * @owner: the transport's module, referenced while it listens for a
+ *	portal; %NULL for TCP, which is part of the core module.
  * @listen: start listening on ixt_portal_addr() of @portal, and keep in
  *	@priv what @unlisten needs. Connections it accepts are set up with
  *	ixt_conn_init() on @portal. Returns 0 or a negative errno, as LIO's
@@ -190,12 +191,14 @@ struct ixt_transport_ops {
  * @unlisten: stop listening; connections already accepted stay up.
  *	Process context, under the core's portal mutex. The core gives a
  *	lent port back to TCP afterwards.
- * @relisten: listen again if the listener lost its RDMA device and one
- *	with the address is there now, as @listen would. Process context,
- *	under the core's portal mutex, from ixt_iser_relisten().
+ * @relisten: iSER only: listen again if the listener lost its RDMA
+ *	device and one with the address is there now, as @listen would.
+ *	Process context, under the core's portal mutex, from
+ *	ixt_iser_relisten().
  *
- * The iSER module registers these with ixt_iser_register(); the portals
- * whose iser attribute is set use them.
+ * The core starts and stops every listener through these: TCP's
+ * (ixt_tcp_lops), and iSER's, which the iSER module registers with
+ * ixt_iser_register() and the portals whose iser attribute is set use.
  */
 struct ixt_listener_ops {
 	struct module *owner;
