@@ -27,6 +27,9 @@
 #                      a verdict (scripts/soak.sh); not part of make check
 #   make bench         iscsi_xt against LIO's iscsi_target_mod, side by side,
 #                      over TCP and over iSER (ib_isert against iscsi_xt_iser)
+#   make bench-check   make bench's harness in its short smoke mode, ending
+#                      with "N passed, N failed" (scripts/bench/smoke.sh -c;
+#                      make check-full runs the full smoke mode instead)
 #   make debug-kernel  the VM's debug kernel (KASAN, KFENCE, lockdep, kmemleak,
 #                      UBSAN...) built once from linux-source-6.12 with
 #                      scripts/debug-kernel.config into build/debug-kernel/KEY/
@@ -200,6 +203,9 @@ soak:
 bench:
 	scripts/bench/bench.sh $(BENCH_FLAGS)
 
+bench-check:
+	scripts/bench/smoke.sh -c
+
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-multi check-debug tree tree-check check-full demo soak bench
+	check-multi check-debug tree tree-check check-full demo soak bench bench-check

@@ -6,7 +6,7 @@
 #
 #   scripts/bench/smoke.sh [-c]
 #
-# Without -c, the make check-full step: the harness in smoke mode
+# Without -c, the make check-full step (bench-smoke): the harness in smoke mode
 # (bench.sh -s: one round of two 1 s cells, LIO, iscsi_xt and tgt over
 # TCP and over iSER on rxe0, iscsi_xt and tgt over iSER on siw0, both
 # backstores; the scale job with 1 s cells; the noisy-neighbour job with
@@ -16,7 +16,7 @@
 # and the CHAP logins, and that the noisy-neighbour job measured both
 # sessions in every phase, for LIO and iscsi_xt.
 #
-# With -c, the make check step: the short smoke (bench.sh -c: one 1 s
+# With -c, make bench-check: the short smoke (bench.sh -c: one 1 s
 # cell on the null_blk LUN for LIO, iscsi_xt and tgt over TCP and for LIO
 # and iscsi_xt over iSER on rxe0; the scale job with 4 and 1 sessions and
 # the noisy-neighbour job for iscsi_xt; no bounds), with the same checks
