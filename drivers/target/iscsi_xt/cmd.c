@@ -693,7 +693,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			cmd->se_cmd.residual_count = fit.residual;
 		}
 		ixt_cmd_attach_read(cmd);
-		target_submit(&cmd->se_cmd);
+		ixt_submit(cmd);
 	}
 	if (data_phase) {
 		ixt_dataout_settle(cmd);
@@ -915,7 +915,7 @@ int ixt_write_pending(struct se_cmd *se_cmd)
 void ixt_cmd_execute(struct ixt_cmd *cmd)
 {
 	cmd->exec_ns = ktime_get_ns();
-	target_execute_cmd(&cmd->se_cmd);
+	ixt_submit_execute(cmd);
 }
 
 /**

@@ -96,6 +96,8 @@ struct ixt_cmd_bidi {
  * @abort_work: completes a write waiting for Data-Out that a task
  *	management function aborts, once the target core has marked it.
  * @abort_deadline: when @abort_work stops waiting for the mark.
+ * @submit_work: hands the command to a backend that may block, out of
+ *	the receive path (submit.c).
  * @cdb: the whole CDB when it is longer than the 16 bytes of the BHS
  *	(the rest came in an Extended CDB AHS), kmalloc'ed; else %NULL.
  * @exec_ns: ktime_get_ns() when the command went to the backend (a read
@@ -132,6 +134,7 @@ struct ixt_cmd {
 	struct ixt_cmd_bidi *bidi;
 	struct delayed_work abort_work;
 	unsigned long abort_deadline;
+	struct work_struct submit_work;
 	u8 *cdb;
 	u64 exec_ns;
 	bool held;
@@ -188,6 +191,10 @@ struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 void ixt_cmd_execute(struct ixt_cmd *cmd);
 void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd);
+
+/* submit.c */
+void ixt_submit(struct ixt_cmd *cmd);
+void ixt_submit_execute(struct ixt_cmd *cmd);
 
 /* bidi.c */
 int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len);

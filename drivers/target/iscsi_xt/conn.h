@@ -264,6 +264,10 @@ struct ixt_conn {
  *	many commands hold them (high 32 bits), added and taken away
  *	together (%IXT_POOL_USE()): what the pool pressure sizes its window
  *	by (pressure.c).
+ * @deferred: its commands that wait in a work item to reach the target
+ *	core, whose backend may block (submit.c).
+ * @deferred_ordered: those of @deferred that are not SIMPLE or HEAD OF
+ *	QUEUE.
  * @gone: completed once the session is off ixt_sess_list and its
  *	target core session removed, for session reinstatement.
  * @stats: its counters, shown in its ACL's fabric_statistics/
@@ -293,6 +297,8 @@ struct ixt_sess {
 	struct ixt_window window;
 	u32 win_cur;
 	atomic64_t pool_use;
+	atomic_t deferred;
+	atomic_t deferred_ordered;
 	struct completion gone;
 	struct ixt_sess_stats stats;
 };

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Commands the backend holds for seconds, for tcp_slow_backend.sh
+(stdlib only).
+
+    ixt_slowcmd.py --target IQN [--host ADDR] --delay S [--iser] CASE...
+
+LUN 0 is iblock over dm-delay: its first MiB is linear, the rest holds
+every write and discard (UNMAP) for --delay seconds, which iblock waits
+for in the call (blkdev_issue_discard()). LUN 1 is fileio over dm-delay
+holding every read and write: fileio reads and writes in the call. The
+cases send such a command and, behind it on the same connection, a
+NOP-Out or a fast READ, and check when the answers come: a command the
+backend holds must not hold up the connection (the answers behind it
+come before the backend lets it go), except where SAM orders it (an
+ORDERED command after it waits). With --iser the cases run
+over iSER (ixt_iser_raw.py, which needs pyverbs): reads land by RDMA
+WRITE, a solicited parameter list is fetched by RDMA READ.
+"""
+
+import struct
+import sys
+import time
+
+from ixt_iscsi import (
+    F_FINAL, F_READ, F_STATUS, F_WRITE, OP_DATA_IN, OP_NOP_IN, OP_R2T,
+    OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
+    login_checked, nop_out, op_keys, scsi_cmd)
+
+ATTR_SIMPLE, ATTR_ORDERED = 1, 2
+LUN0, LUN1 = 0, 1 << 48
+SLOW_LBA = 4096                 # past LUN 0's linear first MiB
+FAST_LBA = 0                    # inside it
+UNMAP_BLOCKS = 2048
+IMMEDIATE = {'ImmediateData': 'Yes'}
+# Slack on the backend's delay for the clocks (jiffies against monotonic).
+SURE = 0.95
+
+CASES = Cases()
+case = CASES.case
+
+
+def login(ctx, changes=None):
+    """A connection logged in with the transport's default keys and the
+    @changes (immediate data by default), each LUN's unit attentions taken
+    (TEST UNIT READY until GOOD); its answers may take three times the
+    backend's delay."""
+    changes = IMMEDIATE if changes is None else changes
+    kw = dict(timeout=3 * ctx.delay + 10, initiator=ctx.initiator)
+    if ctx.iser:
+        import ixt_iser_raw
+        conn = ixt_iser_raw.IserConnection(ctx.host, ctx.port, **kw)
+        keys = ixt_iser_raw.iser_keys(**changes)
+    else:
+        conn = Connection(ctx.host, ctx.port, **kw)
+        keys = op_keys(**changes)
+    login_checked(conn, ctx.target, keys)
+    for lun in (LUN0, LUN1):
+        for _ in range(4):
+            itt = command(conn, bytes(6), lun)
+            if conn.recv_expect(OP_SCSI_RSP, itt).scsi_status == 0:
+                break
+    return conn
+
+
+def command(conn, cdb, lun, attr=ATTR_SIMPLE, data=b'', read=0, imm=False):
+    """Sends a SCSI Command (an immediate one with @imm) with @data as
+    immediate data, or reading @read bytes (over iSER into the
+    connection's data buffer); returns its ITT."""
+    itt = conn.next_itt()
+    flags = F_FINAL | (F_WRITE if data else 0) | (F_READ if read else 0)
+    cmdsn = conn.cmdsn if imm else conn.take_cmdsn()
+    hdr = bytearray(scsi_cmd(flags, itt, len(data) or read, cmdsn,
+                             conn.expstatsn, cdb, lun=lun, imm=imm))
+    hdr[1] = hdr[1] & ~7 | attr
+    if read and hasattr(conn, 'data_mr'):
+        import ixt_iser_raw
+        conn.send_pdu(bytes(hdr), ctrl=ixt_iser_raw.ctrl_hdr(
+            rstag=conn.data_mr.rkey, rva=conn.data_mr.buf))
+    else:
+        conn.send_pdu(bytes(hdr), data)
+    return itt
+
+
+def unmap_cdb_data(lba, blocks):
+    """UNMAP of one range: its CDB and its parameter list."""
+    data = struct.pack('>HH4x', 22, 16) + struct.pack('>QI4x', lba, blocks)
+    return struct.pack('>BB4xBHB', 0x42, 0, 0, len(data), 0), data
+
+
+def unmap(conn, attr=ATTR_SIMPLE, imm=False):
+    """UNMAP of LUN 0's held range, its parameter list as immediate data."""
+    cdb, data = unmap_cdb_data(SLOW_LBA, UNMAP_BLOCKS)
+    return command(conn, cdb, LUN0, attr, data=data, imm=imm)
+
+
+def fast_read(conn, attr=ATTR_SIMPLE):
+    """READ(10) of 8 blocks of LUN 0's linear first MiB."""
+    return command(conn, cdb10(0x28, FAST_LBA, 8), LUN0, attr, read=4096)
+
+
+def nop(conn):
+    """An immediate NOP-Out that wants an answer; returns its ITT."""
+    itt = conn.next_itt()
+    conn.send_pdu(nop_out(itt, conn.cmdsn, conn.expstatsn, imm=True))
+    return itt
+
+
+def answers(conn, itts, start):
+    """Receives until each of @itts is answered (NOP-In, SCSI Response,
+    or Data-In with status); every SCSI status must be GOOD. Returns
+    {ITT: seconds from @start (time.monotonic()) to its answer} and the
+    ITTs in the order their answers came."""
+    got, order = {}, []
+    while len(order) < len(itts):
+        pdu = conn.recv_pdu()
+        expect(pdu is not None, f'connection closed, answered {order}')
+        expect(pdu.itt in itts, f'unexpected {pdu}')
+        if pdu.op == OP_DATA_IN and not pdu.flags & F_STATUS:
+            continue
+        expect(pdu.op in (OP_NOP_IN, OP_SCSI_RSP, OP_DATA_IN), f'unexpected {pdu}')
+        if pdu.op != OP_NOP_IN:
+            expect(pdu.scsi_status == 0 and (pdu.op == OP_DATA_IN or pdu.response == 0),
+                   f'{pdu}, sense {pdu.sense.hex()}')
+        got[pdu.itt] = time.monotonic() - start
+        order.append(pdu.itt)
+    return got, order
+
+
+def timed(ctx, conn, start, held, fast=(), late=()):
+    """Answers to @held, each of which the backend holds --delay seconds
+    at least (sent after @start), to the ITTs @fast, which must come
+    before any backend could have let one of @held go (within --delay of
+    @start), and to the ITTs @late, which must wait for one of them (not
+    before --delay). Returns the answers' times and order."""
+    got, order = answers(conn, list(held) + list(fast) + list(late), start)
+    # dm-delay holds a bio from when it gets it: never less than --delay.
+    for itt in held:
+        expect(got[itt] >= SURE * ctx.delay,
+               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: the backend '
+               f'did not hold it {ctx.delay} s, so the case proves nothing')
+    for itt in fast:
+        expect(got[itt] < ctx.delay,
+               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s, not before '
+               f'the backend let a held command go ({ctx.delay} s): held up by it')
+    for itt in late:
+        expect(got[itt] >= SURE * ctx.delay,
+               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: it did not '
+               f'wait for the held command ({ctx.delay} s)')
+    return got, order
+
+
+def file_lba(ctx):
+    """Where on LUN 1 a case reads or writes: never read before by the
+    other transport's run, so never in the page cache."""
+    return (1 << 20) + (1 << 12 if ctx.iser else 0)
+
+
+def spans(got):
+    """The answers' times, for the log line."""
+    return ', '.join(f'0x{itt:x} {t:.2f} s' for itt, t in got.items())
+
+
+def done(conn, what):
+    conn.logout()
+    return what
+
+
+@case
+def case_unmap_nop(ctx):
+    """UNMAP held by the backend, then a NOP-Out: the NOP-In comes before
+    the backend lets the UNMAP go."""
+    conn = login(ctx)
+    start = time.monotonic()
+    held = unmap(conn)
+    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
+    return done(conn, spans(got))
+
+
+@case
+def case_unmap_r2t_nop(ctx):
+    """The same with the parameter list solicited (an R2T, or over iSER an
+    RDMA READ): the write runs when its data is in, and the NOP-In still
+    comes before the backend lets it go."""
+    conn = login(ctx, {})
+    cdb, data = unmap_cdb_data(SLOW_LBA, UNMAP_BLOCKS)
+    start = time.monotonic()
+    if ctx.iser:
+        itt = conn.send_write(0, data, cdb=cdb, lun=LUN0)
+    else:
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, len(data),
+                               conn.take_cmdsn(), conn.expstatsn, cdb,
+                               lun=LUN0))
+        r2t = conn.recv_expect(OP_R2T, itt)
+        conn.send_pdu(data_out(itt, r2t.ttt, conn.expstatsn, 0, 0, lun=LUN0),
+                      data)
+    got, _ = timed(ctx, conn, start, [itt], fast=[nop(conn)])
+    return done(conn, spans(got))
+
+
+@case
+def case_unmap_read_passes(ctx):
+    """UNMAP held by the backend, then a SIMPLE READ of another range: SAM
+    lets it pass, and it does: answered before the backend lets the UNMAP
+    go."""
+    conn = login(ctx)
+    start = time.monotonic()
+    held = unmap(conn)
+    got, _ = timed(ctx, conn, start, [held], fast=[fast_read(conn)])
+    return done(conn, spans(got))
+
+
+@case
+def case_unmap_then_ordered(ctx):
+    """SIMPLE UNMAP held by the backend, then an ORDERED READ: the READ
+    is not answered before the backend lets the UNMAP go."""
+    conn = login(ctx)
+    start = time.monotonic()
+    held = unmap(conn)
+    got, _ = timed(ctx, conn, start, [held], late=[fast_read(conn, ATTR_ORDERED)])
+    return done(conn, spans(got))
+
+
+@case
+def case_fileio_read_nop(ctx):
+    """READ of a fileio LUN whose device holds reads, then a NOP-Out: the
+    NOP-In comes before the backend lets it go."""
+    conn = login(ctx)
+    start = time.monotonic()
+    held = command(conn, cdb10(0x28, file_lba(ctx), 8), LUN1, read=4096)
+    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
+    return done(conn, spans(got))
+
+
+@case
+def case_fileio_write_nop(ctx):
+    """WRITE of a fileio LUN whose device holds writes (its data
+    immediate), then a NOP-Out: the NOP-In comes before the backend lets it go."""
+    conn = login(ctx)
+    start = time.monotonic()
+    held = command(conn, cdb10(0x2a, file_lba(ctx) + 64, 8), LUN1,
+                   data=b'\xa5' * 4096)
+    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
+    return done(conn, spans(got))
+
+
+@case
+def case_held_bounded(ctx):
+    """Three times --depth immediate UNMAPs (no place in the command
+    window), then a NOP-Out: at most --depth of them wait for the backend
+    at once, so the NOP-Out is read only once the last --depth went to
+    the backend, two --delay at least."""
+    conn = login(ctx)
+    n = 3 * ctx.depth
+    start = time.monotonic()
+    held = [unmap(conn, imm=True) for _ in range(n)]
+    ping = nop(conn)
+    got, order = timed(ctx, conn, start, held, late=[ping])
+    # The last --depth UNMAPs go to the backend once --depth + 1 of the
+    # ones before came back: one at least of the second --depth, which
+    # went to it after one of the first came back, a --delay in.
+    expect(got[ping] >= SURE * 2 * ctx.delay,
+           f'NOP-In after {got[ping]:.2f} s: more than {ctx.depth} UNMAPs '
+           f'held at once')
+    return done(conn, f'NOP-In after {got[ping]:.2f} s, '
+                f'{order.index(ping)} of {n} UNMAPs answered before')
+
+
+@case
+def case_close_while_held(ctx):
+    """UNMAP held by the backend, and the connection closed at once: a new
+    session reads LUN 0 while it is still held."""
+    conn = login(ctx)
+    unmap(conn)
+    conn.close()
+    conn = login(ctx)
+    answers(conn, [fast_read(conn)], time.monotonic())
+    return done(conn, 'a new session reads')
+
+
+def options(ap):
+    ap.add_argument('--delay', type=float, required=True,
+                    help='seconds the LUNs\' backends hold a command')
+    ap.add_argument('--iser', action='store_true', help='run over iSER')
+    ap.add_argument('--depth', type=int, default=4,
+                    help='the session\'s queue depth (the TPG\'s default_cmdsn_depth)')
+
+
+if __name__ == '__main__':
+    sys.exit(CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-slowcmd',
+                        options))

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A command the backend holds does not hold up its session
+# (ixt_slowcmd.py, a raw initiator over TCP). LUN 0: iblock over dm-delay
+# over null_blk, its first MiB linear, every write and discard past it
+# held 2 s (times IXT_SLOW); UNMAP waits for the discard inside the call
+# to the backend. LUN 1: fileio over dm-delay holding every read and
+# write; fileio reads and writes inside the call. Behind such a command
+# on the same connection: a NOP-Out is answered first (the parameter
+# list immediate, or solicited by an R2T), and so are a fileio READ's and
+# WRITE's; a SIMPLE READ of the linear MiB passes a SIMPLE UNMAP, an
+# ORDERED one waits for it (SAM task attributes); of 12 immediate
+# UNMAPs, at most the queue depth (4 here) wait in the backend at once,
+# so the NOP-Out behind them is read two delays in; a connection closed
+# with an UNMAP held leaves the next session reading. The same cases run
+# over iSER (SKIP without pyverbs or an RDMA device). Then every cache
+# line is back in the pool and the module unloads.
+
+. "$(dirname "$0")/lib.sh"
+
+ixt_require_root
+ixt_require_module
+ixt_require_cmd python3 dmsetup
+modprobe -q target_core_iblock || ixt_skip_all "target_core_iblock unavailable"
+modprobe -q target_core_file || ixt_skip_all "target_core_file unavailable"
+modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
+modprobe -q dm-delay || ixt_skip_all "dm-delay unavailable"
+
+tgt=iqn.2026-11.org.example.slowbackend:t
+portal=$IXT_ADDR4_T:3260
+tpg=$IXT_FABRIC/$tgt/tpgt_1
+ib=$IXT_CFS/core/iblock_86/ixt_sb_unmap
+fd=$IXT_CFS/core/fileio_86/ixt_sb_file
+delay_ms=$((2000 * IXT_SLOW))
+cases=(unmap_nop unmap_r2t_nop unmap_read_passes unmap_then_ordered
+	fileio_read_nop fileio_write_nop held_bounded close_while_held)
+# dmsetup creates the device node itself: there is no udev in the VM.
+export DM_DISABLE_UDEV=1
+
+cleanup() {
+	ixt_cleanup
+	dmsetup remove ixt_sb_unmap
+	dmsetup remove ixt_sb_file
+	[ -d /sys/module/null_blk ] && rmmod null_blk
+} >/dev/null 2>&1
+trap cleanup EXIT
+
+# raw ARGS...: ixt_slowcmd.py's cases ARGS, their lines in $raw_out, over
+# iSER when $raw_iser is --iser.
+raw_iser=
+raw() {
+	raw_out=$(timeout 600 "$ixt_py" "$ixt_libdir/ixt_slowcmd.py" \
+		--target "$tgt" --host "$IXT_ADDR4_T" $raw_iser \
+		--delay $((delay_ms / 1000)) --depth 4 "$@" 2>&1)
+}
+
+# The two held devices: nullb0's first MiB linear and the rest holding
+# writes and discards; nullb1 holding everything.
+slow_devices() {
+	local sz
+
+	ixt_null_blk nr_devices=2 memory_backed=1 gb=1 discard=1 || return 1
+	sz=$(cat /sys/block/nullb0/size)
+	printf '0 2048 linear /dev/nullb0 0\n2048 %d delay /dev/nullb0 2048 0 /dev/nullb0 2048 %d\n' \
+		$((sz - 2048)) $delay_ms | dmsetup create ixt_sb_unmap &&
+		echo "0 $sz delay /dev/nullb1 0 $delay_ms" |
+		dmsetup create ixt_sb_file
+}
+
+iser=$(ixt_iser_raw_missing)
+ixt_begin $((2 * ${#cases[@]} + 3))
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+if [ -z "$iser" ]; then
+	ixt_insmod_iser
+else
+	ixt_load
+fi || ktap_exit_fail_msg "cannot load iscsi_xt"
+slow_devices || ktap_exit_fail_msg "cannot set up the held devices"
+{
+	mkdir -p "$ib" && echo udev_path=/dev/mapper/ixt_sb_unmap >"$ib/control" &&
+		echo 1 >"$ib/enable" && echo 1 >"$ib/attrib/emulate_tpu" &&
+		mkdir -p "$fd" &&
+		echo "fd_dev_name=/dev/mapper/ixt_sb_file,fd_dev_size=$((1 << 30))" \
+			>"$fd/control" && echo 1 >"$fd/enable" &&
+		mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
+		ln -s "$ib" "$tpg/lun/lun_0/ib" && ln -s "$fd" "$tpg/lun/lun_1/fd" &&
+		echo 4 >"$tpg/attrib/default_cmdsn_depth" &&
+		ixt_demo_tpg "$tpg" "$portal"
+} || ktap_exit_fail_msg "cannot configure the target"
+
+ktap_print_msg "over TCP"
+ixt_raw_cases "${cases[@]}"
+if [ -n "$iser" ]; then
+	for c in "${cases[@]}"; do
+		ktap_test_skip "$c over iSER: $iser"
+	done
+else
+	ktap_print_msg "over iSER"
+	echo 1 >"$tpg/np/$portal/iser" ||
+		ktap_exit_fail_msg "cannot turn iSER on at $portal"
+	raw_iser=--iser
+	ixt_raw_cases "${cases[@]}"
+fi
+ixt_check "every cache line is back in the pool" ixt_pool_all_free
+ixt_cfs_clear
+ixt_check "the held devices are let go" \
+	eval 'dmsetup remove ixt_sb_unmap && dmsetup remove ixt_sb_file'
+ixt_check "iscsi_xt unloads" ixt_target_unload
+ixt_finish
