@@ -994,43 +994,232 @@ TEST(result_functions)
 }
 
 /*
+ * The engine: a request, then its outcome
+ */
+
+/* For neg_cases[]: a member of cv.neg, by name and place, and its value. */
+#define NEG(member, value)	{ #member, &cv.neg.member, value }
+
+/*
+ * A connection to a TPG whose offer is LIO's default with @offer: it
+ * processes @before.req if there is one, which must succeed, then @req.
+ * Only the fields given are checked: @ret always, then @shown, @rsp,
+ * @bools, @u32s, @finish and @init_err.
+ */
+static const struct neg_case {
+	const char *name;
+	const char *offer;
+	unsigned int flags;
+	struct {
+		u8 stage;
+		const char *req;
+	} before;
+	u8 stage;
+	const char *req;
+	int ret;		/* what processing @req returns */
+	const char *shown;	/* the whole response to @req */
+	struct {
+		const char *key;
+		const char *value;	/* NULL: @key is not in it */
+	} rsp[2];		/* values in the response to @req */
+	/* Members of cv.neg after @req, and their values. */
+	struct {
+		const char *name;
+		const bool *member;
+		bool value;
+	} bools[2];
+	struct {
+		const char *name;
+		const u32 *member;
+		u32 value;
+	} u32s[2];
+	bool finish;		/* then ixt_neg_finish(), which returns... */
+	int finish_ret;		/* ...this */
+	bool init_err;		/* the status at the end: initiator error */
+} neg_cases[] = {
+	/* FirstBurstLength: Irrelevant without unsolicited data. */
+	{
+		.name = "no unsolicited data: FirstBurstLength Irrelevant",
+		.flags = LEAD, .stage = OP,
+		.req = NAMES "InitialR2T=Yes|ImmediateData=No|"
+		       "FirstBurstLength=4096|",
+		.rsp = { { "FirstBurstLength", "Irrelevant" } },
+		.bools = { NEG(params.initial_r2t, true),
+			   NEG(params.immediate_data, false) },
+	},
+	{
+		.name = "ImmediateData=No offered: FirstBurstLength Irrelevant",
+		.offer = "ImmediateData=No|",
+		.flags = LEAD, .stage = OP,
+		.req = NAMES "FirstBurstLength=4096|InitialR2T=Yes|"
+		       "ImmediateData=Yes|",
+		.rsp = { { "FirstBurstLength", "Irrelevant" } },
+	},
+	{
+		.name = "unsolicited Data-Out: FirstBurstLength relevant",
+		.offer = "InitialR2T=No|",
+		.flags = LEAD, .stage = OP,
+		.req = NAMES "InitialR2T=No|ImmediateData=No|"
+		       "FirstBurstLength=4096|",
+		.rsp = { { "FirstBurstLength", "4096" } },
+		.u32s = { NEG(params.first_burst_length, 4096) },
+	},
+	{
+		.name = "FirstBurstLength within MaxBurstLength, same request",
+		.offer = "FirstBurstLength=1048576|MaxBurstLength=1048576|",
+		.flags = LEAD, .stage = OP,
+		.req = NAMES "FirstBurstLength=262144|MaxBurstLength=65536|",
+		.rsp = { { "MaxBurstLength", "65536" },
+			 { "FirstBurstLength", "65536" } },
+		.u32s = { NEG(params.max_burst_length, 65536),
+			  NEG(params.first_burst_length, 65536) },
+	},
+	/* Identity keys belong to the first request only. */
+	{
+		.name = "SessionType after the first request",
+		.flags = LEAD, .before = { SEC, NAMES },
+		.stage = OP, .req = "SessionType=Normal|", .ret = -EPERM,
+		.init_err = true,
+	},
+	{
+		.name = "InitiatorName after the first request",
+		.flags = LEAD, .before = { SEC, NAMES },
+		.stage = SEC, .req = "InitiatorName=" INAME "|", .ret = -EPROTO,
+		.init_err = true,
+	},
+	{
+		.name = "different extension keys, then one of them again",
+		.flags = LEAD,
+		.before = { OP, NAMES "X-com.example.a=1|X-com.example.b=1|" },
+		.stage = OP, .req = "X-com.example.a=1|",
+		.shown = "X-com.example.a=NotUnderstood|",
+	},
+	{
+		.name = "the target's offer applies once decided",
+		.offer = "ImmediateData=No|MaxRecvDataSegmentLength=65536|",
+		.flags = LEAD, .stage = OP, .req = NAMES,
+		.bools = { NEG(params.immediate_data, false) },
+		.u32s = { NEG(params.target_recv_dlength, 65536) },
+		.finish = true,
+	},
+	{
+		.name = "discovery: the session keys are not offered",
+		.offer = "ImmediateData=No|MaxBurstLength=65536|"
+			 "DataDigest=CRC32C|",
+		.flags = LEAD, .stage = OP,
+		.req = "InitiatorName=" INAME "|SessionType=Discovery|",
+		.shown = "MaxRecvDataSegmentLength=8192|DataDigest=CRC32C|",
+	},
+	/* A connection that does not lead its session. */
+	{
+		.name = "joining a session: session keys are the session's",
+		.offer = "ImmediateData=No|",
+		.flags = 0, .stage = OP,
+		.req = NAMES "SessionType=Normal|HeaderDigest=None|"
+		       "MaxBurstLength=1000|MaxRecvDataSegmentLength=65536|",
+		.shown = "HeaderDigest=None|MaxBurstLength=Irrelevant|"
+			 "TargetPortalGroupTag=1|"
+			 "MaxRecvDataSegmentLength=262144|",
+		.u32s = { NEG(params.initiator_recv_dlength, 65536) },
+		.finish = true,
+	},
+	{
+		.name = "joining over iSER: RDMA lengths, no RDMAExtensions",
+		.flags = ISER, .stage = OP,
+		.req = NAMES "TargetRecvDataSegmentLength=4096|"
+		       "MaxRecvDataSegmentLength=65536|RDMAExtensions=Yes|",
+		.shown = "TargetRecvDataSegmentLength=4096|"
+			 "MaxRecvDataSegmentLength=Irrelevant|"
+			 "RDMAExtensions=Irrelevant|TargetPortalGroupTag=1|"
+			 "InitiatorRecvDataSegmentLength=262144|",
+		.bools = { NEG(params.rdma_extensions, true) },
+		.u32s = { NEG(params.target_recv_dlength, 4096) },
+	},
+	{
+		.name = "AuthMethod=CHAP without CHAP keys: none handed over",
+		.flags = LEAD, .stage = SEC, .req = NAMES "AuthMethod=CHAP|",
+		.bools = { NEG(auth_keys, false) },
+	},
+	/* iSER without RDMAExtensions=Yes: the login fails. */
+	{
+		.name = "iSER, RDMAExtensions=No",
+		.offer = "AuthMethod=None|",
+		.flags = LEAD | ISER, .stage = OP,
+		.req = NAMES "RDMAExtensions=No|",
+		/* Declared once the outcome is No: TCP lengths apply. */
+		.rsp = { { "RDMAExtensions", "No" },
+			 { "MaxRecvDataSegmentLength", "8192" } },
+		.bools = { NEG(params.rdma_extensions, false) },
+		.finish = true, .finish_ret = -EPROTO,
+		.init_err = true,
+	},
+	{
+		.name = "iSER, the offer answered Irrelevant settles nothing",
+		.offer = "AuthMethod=None|",
+		.flags = LEAD | ISER, .before = { OP, NAMES },
+		.stage = OP,
+		.req = "RDMAExtensions=Irrelevant|"
+		       "InitiatorRecvDataSegmentLength=8192|",
+		.finish = true, .finish_ret = -EPROTO,
+	},
+	{
+		.name = "iSER discovery session: no RDMAExtensions needed",
+		.offer = "AuthMethod=None|",
+		.flags = LEAD | ISER, .stage = OP,
+		.req = "InitiatorName=" INAME "|SessionType=Discovery|"
+		       "MaxRecvDataSegmentLength=16384|",
+		.shown = "MaxRecvDataSegmentLength=262144|",
+		.bools = { NEG(params.rdma_extensions, false) },
+		.finish = true,
+	},
+};
+
+TEST(negotiate_then_check)
+{
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(neg_cases); i++) {
+		const struct neg_case *c = &neg_cases[i];
+
+		IXT_CASE("%s", c->name);
+		conv_start(c->offer, c->flags);
+		if (c->before.req)
+			EXPECT_EQ(conv_step(c->before.stage, c->before.req), 0);
+		EXPECT_EQ(conv_step(c->stage, c->req), c->ret);
+		if (c->shown)
+			EXPECT_STR(cv.shown, c->shown);
+		for (j = 0; j < ARRAY_SIZE(c->rsp) && c->rsp[j].key; j++)
+			if (!EXPECT_STR(rsp_value(c->rsp[j].key),
+					c->rsp[j].value))
+				printf("#   response: %s\n", cv.shown);
+		for (j = 0; j < ARRAY_SIZE(c->bools) && c->bools[j].name; j++)
+			if (!EXPECT_EQ(*c->bools[j].member, c->bools[j].value))
+				printf("#   cv.neg.%s\n", c->bools[j].name);
+		for (j = 0; j < ARRAY_SIZE(c->u32s) && c->u32s[j].name; j++)
+			if (!EXPECT_EQ(*c->u32s[j].member, c->u32s[j].value))
+				printf("#   cv.neg.%s\n", c->u32s[j].name);
+		if (c->finish) {
+			/* To see that a failure sets the status. */
+			cv.status.status_class = UNTOUCHED;
+			cv.status.status_detail = UNTOUCHED;
+			EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status),
+				  c->finish_ret);
+		}
+		if (c->init_err)
+			EXPECT_INIT_ERR();
+	}
+}
+
+/*
  * The engine: consistency rules
  */
 
-TEST(first_burst_irrelevant_without_unsolicited_data)
-{
-	conv_start(NULL, LEAD);
-	EXPECT_EQ(conv_step(OP, NAMES "InitialR2T=Yes|ImmediateData=No|"
-			    "FirstBurstLength=4096|"), 0);
-	EXPECT_STR(rsp_value("FirstBurstLength"), "Irrelevant");
-	EXPECT_TRUE(cv.neg.params.initial_r2t);
-	EXPECT_FALSE(cv.neg.params.immediate_data);
-
-	/* The target's values count too: its ImmediateData=No decides. */
-	conv_start("ImmediateData=No|", LEAD);
-	EXPECT_EQ(conv_step(OP, NAMES "FirstBurstLength=4096|"
-			    "InitialR2T=Yes|ImmediateData=Yes|"), 0);
-	EXPECT_STR(rsp_value("FirstBurstLength"), "Irrelevant");
-
-	/* Unsolicited Data-Out: relevant. */
-	conv_start("InitialR2T=No|", LEAD);
-	EXPECT_EQ(conv_step(OP, NAMES "InitialR2T=No|ImmediateData=No|"
-			    "FirstBurstLength=4096|"), 0);
-	EXPECT_STR(rsp_value("FirstBurstLength"), "4096");
-	EXPECT_EQ(cv.neg.params.first_burst_length, 4096);
-}
-
+/*
+ * MaxBurstLength in a later request clamps the FirstBurstLength outcome
+ * (in the same request: negotiate_then_check).
+ */
 TEST(first_burst_within_max_burst)
 {
-	conv_start("FirstBurstLength=1048576|MaxBurstLength=1048576|", LEAD);
-	EXPECT_EQ(conv_step(OP, NAMES "FirstBurstLength=262144|"
-			    "MaxBurstLength=65536|"), 0);
-	EXPECT_STR(rsp_value("MaxBurstLength"), "65536");
-	EXPECT_STR(rsp_value("FirstBurstLength"), "65536");
-	EXPECT_EQ(cv.neg.params.max_burst_length, 65536);
-	EXPECT_EQ(cv.neg.params.first_burst_length, 65536);
-
-	/* MaxBurstLength in a later request: the outcome is clamped. */
 	conv_start("FirstBurstLength=1048576|MaxBurstLength=1048576|", LEAD);
 	EXPECT_EQ(conv_step(OP, NAMES "FirstBurstLength=262144|"), 0);
 	EXPECT_STR(rsp_value("FirstBurstLength"), "262144");
@@ -1168,16 +1357,6 @@ TEST(first_request_must_name)
 		else
 			EXPECT_UNTOUCHED();
 	}
-
-	/* Identity keys belong to the first request only. */
-	conv_start(NULL, LEAD);
-	ASSERT_EQ(conv_step(SEC, NAMES), 0);
-	EXPECT_EQ(conv_step(OP, "SessionType=Normal|"), -EPERM);
-	EXPECT_INIT_ERR();
-	conv_start(NULL, LEAD);
-	ASSERT_EQ(conv_step(SEC, NAMES), 0);
-	EXPECT_EQ(conv_step(SEC, "InitiatorName=" INAME "|"), -EPROTO);
-	EXPECT_INIT_ERR();
 }
 
 /*
@@ -1214,13 +1393,6 @@ TEST(key_offered_twice)
 		}
 		EXPECT_INIT_ERR();
 	}
-
-	/* Different extension keys, and the same one in two requests. */
-	conv_start(NULL, LEAD);
-	EXPECT_EQ(conv_step(OP, NAMES "X-com.example.a=1|X-com.example.b=1|"),
-		  0);
-	EXPECT_EQ(conv_step(OP, "X-com.example.a=1|"), 0);
-	EXPECT_STR(cv.shown, "X-com.example.a=NotUnderstood|");
 }
 
 static const struct {
@@ -1505,15 +1677,6 @@ TEST(rejected_mrdsl_not_declared)
 	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "262144");
 }
 
-TEST(target_offer_applies_when_decided)
-{
-	conv_start("ImmediateData=No|MaxRecvDataSegmentLength=65536|", LEAD);
-	ASSERT_EQ(conv_step(OP, NAMES), 0);
-	EXPECT_FALSE(cv.neg.params.immediate_data);
-	EXPECT_EQ(cv.neg.params.target_recv_dlength, 65536);
-	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
-}
-
 static const struct {
 	const char *offer;
 	const char *answer;
@@ -1699,38 +1862,6 @@ TEST(discovery_session_irrelevant_keys)
 			 (int)(strchr(keys[i], '=') - keys[i]), keys[i]);
 		EXPECT_STR(rsp_value(key), "Irrelevant");
 	}
-	/* Session keys the target would offer a normal session. */
-	conv_start("ImmediateData=No|MaxBurstLength=65536|DataDigest=CRC32C|",
-		   LEAD);
-	ASSERT_EQ(conv_step(OP, "InitiatorName=" INAME "|"
-			    "SessionType=Discovery|"), 0);
-	EXPECT_STR(cv.shown, "MaxRecvDataSegmentLength=8192|"
-		   "DataDigest=CRC32C|");
-}
-
-TEST(connection_joining_session)
-{
-	/* Not leading: session keys are the session's. */
-	conv_start("ImmediateData=No|", 0);
-	EXPECT_EQ(conv_step(OP, NAMES "SessionType=Normal|HeaderDigest=None|"
-			    "MaxBurstLength=1000|"
-			    "MaxRecvDataSegmentLength=65536|"), 0);
-	EXPECT_STR(cv.shown, "HeaderDigest=None|MaxBurstLength=Irrelevant|"
-		   "TargetPortalGroupTag=1|MaxRecvDataSegmentLength=262144|");
-	EXPECT_EQ(cv.neg.params.initiator_recv_dlength, 65536);
-	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
-
-	/* Over iSER: the RDMA lengths, no RDMAExtensions. */
-	conv_start(NULL, ISER);
-	EXPECT_EQ(conv_step(OP, NAMES "TargetRecvDataSegmentLength=4096|"
-			    "MaxRecvDataSegmentLength=65536|"
-			    "RDMAExtensions=Yes|"), 0);
-	EXPECT_STR(cv.shown, "TargetRecvDataSegmentLength=4096|"
-		   "MaxRecvDataSegmentLength=Irrelevant|"
-		   "RDMAExtensions=Irrelevant|TargetPortalGroupTag=1|"
-		   "InitiatorRecvDataSegmentLength=262144|");
-	EXPECT_TRUE(cv.neg.params.rdma_extensions);
-	EXPECT_EQ(cv.neg.params.target_recv_dlength, 4096);
 }
 
 TEST(chap_keys_handed_over)
@@ -1753,11 +1884,6 @@ TEST(chap_keys_handed_over)
 	/* Not once the security stage is over. */
 	EXPECT_EQ(conv_step(OP, "CHAP_N=user|"), -EPERM);
 	EXPECT_INIT_ERR();
-
-	/* A request without them. */
-	conv_start(NULL, LEAD);
-	EXPECT_EQ(conv_step(SEC, NAMES "AuthMethod=CHAP|"), 0);
-	EXPECT_FALSE(cv.neg.auth_keys);
 }
 
 TEST(text_negotiation_in_full_feature_phase)
@@ -1952,35 +2078,6 @@ TEST(iser_target_offers_rdma_extensions)
 	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
 	EXPECT_TRUE(cv.neg.params.rdma_extensions);
 	EXPECT_EQ(cv.neg.params.initiator_recv_dlength, 131072);
-}
-
-TEST(iser_without_rdma_extensions_fails)
-{
-	conv_start("AuthMethod=None|", LEAD | ISER);
-	ASSERT_EQ(conv_step(OP, NAMES "RDMAExtensions=No|"), 0);
-	EXPECT_STR(rsp_value("RDMAExtensions"), "No");
-	EXPECT_FALSE(cv.neg.params.rdma_extensions);
-	/* Declared once the outcome is No: TCP lengths apply. */
-	EXPECT_STR(rsp_value("MaxRecvDataSegmentLength"), "8192");
-	cv.status.status_class = UNTOUCHED;
-	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), -EPROTO);
-	EXPECT_INIT_ERR();
-
-	/* The offer answered Irrelevant settles nothing either. */
-	conv_start("AuthMethod=None|", LEAD | ISER);
-	ASSERT_EQ(conv_step(OP, NAMES), 0);
-	ASSERT_EQ(conv_step(OP, "RDMAExtensions=Irrelevant|"
-			    "InitiatorRecvDataSegmentLength=8192|"), 0);
-	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), -EPROTO);
-
-	/* A discovery session over iSER needs none of it. */
-	conv_start("AuthMethod=None|", LEAD | ISER);
-	ASSERT_EQ(conv_step(OP, "InitiatorName=" INAME "|"
-			    "SessionType=Discovery|"
-			    "MaxRecvDataSegmentLength=16384|"), 0);
-	EXPECT_STR(cv.shown, "MaxRecvDataSegmentLength=262144|");
-	EXPECT_EQ(ixt_neg_finish(&cv.neg, &cv.status), 0);
-	EXPECT_FALSE(cv.neg.params.rdma_extensions);
 }
 
 /*
