@@ -60,20 +60,23 @@ static bool ixt_submit_may_block(struct se_cmd *se_cmd)
 	return !strcmp(se_cmd->se_dev->transport->name, "fileio");
 }
 
+/* Whether @se_cmd counts in its session's deferred_ordered. */
+static bool ixt_submit_ordered(struct se_cmd *se_cmd)
+{
+	return se_cmd->sam_task_attr != TCM_SIMPLE_TAG &&
+	       se_cmd->sam_task_attr != TCM_HEAD_TAG;
+}
+
 /* Waits until @cmd may reach the core after the session's deferred ones. */
 static void ixt_submit_order(struct ixt_sess *sess, struct se_cmd *se_cmd)
 {
-	switch (se_cmd->sam_task_attr) {
-	case TCM_HEAD_TAG:
+	if (se_cmd->sam_task_attr == TCM_HEAD_TAG)
 		return;
-	case TCM_SIMPLE_TAG:
+	if (ixt_submit_ordered(se_cmd))
+		wait_var_event(&sess->deferred, !atomic_read(&sess->deferred));
+	else
 		wait_var_event(&sess->deferred,
 			       !atomic_read(&sess->deferred_ordered));
-		return;
-	default:
-		wait_var_event(&sess->deferred,
-			       !atomic_read(&sess->deferred));
-	}
 }
 
 static void ixt_submit_work(struct work_struct *work)
@@ -81,13 +84,13 @@ static void ixt_submit_work(struct work_struct *work)
 	struct ixt_cmd *cmd = container_of(work, struct ixt_cmd, submit_work);
 	struct ixt_sess *sess = cmd->conn->sess;
 	struct se_cmd *se_cmd = &cmd->se_cmd;
+	bool ordered = ixt_submit_ordered(se_cmd);
 
 	if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
 		target_execute_cmd(se_cmd);
 	else
 		target_submit(se_cmd);
-	if (se_cmd->sam_task_attr != TCM_SIMPLE_TAG &&
-	    se_cmd->sam_task_attr != TCM_HEAD_TAG)
+	if (ordered)
 		atomic_dec(&sess->deferred_ordered);
 	atomic_dec(&sess->deferred);
 	wake_up_var(&sess->deferred);
@@ -95,8 +98,8 @@ static void ixt_submit_work(struct work_struct *work)
 }
 
 /*
- * Hands @cmd to the core now, or to its work item when the call may
- * block; returns true when it went to the work item.
+ * Once @cmd's turn has come, hands it to its work item when the call into
+ * the core may block; returns whether it did.
  */
 static bool ixt_submit_defer(struct ixt_cmd *cmd)
 {
@@ -109,8 +112,7 @@ static bool ixt_submit_defer(struct ixt_cmd *cmd)
 	wait_var_event(&sess->deferred,
 		       atomic_read(&sess->deferred) < sess->cmdsn_depth);
 	atomic_inc(&sess->deferred);
-	if (se_cmd->sam_task_attr != TCM_SIMPLE_TAG &&
-	    se_cmd->sam_task_attr != TCM_HEAD_TAG)
+	if (ixt_submit_ordered(se_cmd))
 		atomic_inc(&sess->deferred_ordered);
 	refcount_inc(&cmd->ref);
 	INIT_WORK(&cmd->submit_work, ixt_submit_work);
