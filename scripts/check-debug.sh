@@ -56,6 +56,10 @@ log "building the modules against it ..."
 make -s -C "$dk/lib/modules/$kver/build" M="$mod" IXT_FAULT_INJECT=1 modules
 log "modules built in $((SECONDS - start))s"
 
+# The boots of an earlier run would count in the check of the consoles
+# below.
+rm -rf "$build/vm/$name" "$build/vm/$name"-[0-9]*
+
 rc=0
 IXT_KERNEL_DIR=$dk IXT_KO=$mod/drivers/target/iscsi_xt/iscsi_xt.ko IXT_SLOW=5 \
 	IXT_KSFT_NAME=$name IXT_KSFT_VMS=${IXT_DEBUG_VMS:-3} \
