@@ -36,9 +36,11 @@
 #                      (scripts/debug-kernel.sh; long: not part of make check)
 #   make check-multi   initiator and target in two VMs joined by a wire
 #                      (scripts/vm/multi.sh): discovery, login, fio write and
-#                      verify over TCP, then over iSER, ending with "N passed,
-#                      N failed" (scripts/vm/multi-smoke.sh; not part of
-#                      make check)
+#                      verify over TCP, then over iSER (scripts/vm/multi-
+#                      smoke.sh); then two target nodes behind ALUA and
+#                      dm-multipath, an ALUA transition under fio
+#                      (scripts/vm/mpath.sh); each ends with "N passed, N
+#                      failed" (not part of make check)
 #   make check-debug   every kselftest on that kernel, the modules built against
 #                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
 #                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
@@ -173,6 +175,7 @@ check-debug:
 check-multi:
 	$(MAKE) modules IXT_FAULT_INJECT=1
 	scripts/vm/multi-smoke.sh $(BUILD)
+	scripts/vm/mpath.sh $(BUILD)
 
 # The module in a kernel source tree, built from Kconfig there.
 KSRC	?=

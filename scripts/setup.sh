@@ -44,6 +44,10 @@ packages=(
 	# make bench's third target: Debian's user-space tgt (tgtd, tgtadm),
 	# started in the VM only (see tgt_quiet below).
 	tgt
+	# make check-multi's two-node ALUA test: dm-multipath's multipathd
+	# and the nft that cuts a path, both run in the VMs only (see
+	# mpath_quiet below).
+	multipath-tools nftables
 	# make deb: debhelper with its DKMS add-on (dh-dkms); dkms itself is
 	# what the package depends on, installed here so that the VM, which
 	# has the host's root file system, can install the package offline
@@ -102,6 +106,26 @@ tgt_quiet() {
 		log "stopping the tgtd that installing tgt started"
 		/etc/init.d/tgt stop >/dev/null 2>&1 || true
 		! pidof tgtd >/dev/null || log "warning: tgtd still runs on this host"
+	fi
+}
+
+# mpath_quiet WAS_MISSING: after multipath-tools' first install, no
+# multipathd on the host, as for tgt: it would take the host's disks into
+# maps. Its package enables multipathd.service and .socket (and starts
+# them where systemd runs), or the multipath-tools init script.
+mpath_quiet() {
+	[ -n "$1" ] || return 0
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now multipathd.service multipathd.socket \
+			>/dev/null 2>&1 || true
+	else
+		update-rc.d multipath-tools disable >/dev/null 2>&1 || true
+	fi
+	if pidof multipathd >/dev/null; then
+		log "stopping the multipathd that installing multipath-tools started"
+		multipathd shutdown >/dev/null 2>&1 || true
+		! pidof multipathd >/dev/null ||
+			log "warning: multipathd still runs on this host"
 	fi
 }
 
@@ -270,8 +294,10 @@ setup_abi2() {
 }
 
 tgt_missing=$(missing_packages tgt)
+mpath_missing=$(missing_packages multipath-tools)
 install_packages "${packages[@]}"
 tgt_quiet "$tgt_missing"
+mpath_quiet "$mpath_missing"
 setup_kernel
 setup_tools
 setup_siw
