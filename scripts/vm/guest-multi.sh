@@ -24,6 +24,33 @@
 
 . "$IXT_TOP/scripts/vm/guest-lib.sh"
 
+# ixt_mvm_step DESCRIPTION COMMAND...: COMMAND as the job's next test:
+# "ok N - ROLE: DESCRIPTION", or "not ok ..." with the end of its output
+# (all of which goes to steps.log) and the job's end, status 1.
+ixt_mvm_steps=0
+ixt_mvm_step() {
+	local desc=$1
+
+	shift
+	ixt_mvm_steps=$((ixt_mvm_steps + 1))
+	echo "== $ixt_mvm_steps $desc" >>"$IXT_OUT/steps.log"
+	if "$@" >>"$IXT_OUT/steps.log" 2>&1; then
+		echo "ok $ixt_mvm_steps - $IXT_ROLE: $desc"
+		return
+	fi
+	echo "not ok $ixt_mvm_steps - $IXT_ROLE: $desc"
+	tail -n 20 "$IXT_OUT/steps.log" | sed 's/^/# /'
+	exit 1
+}
+
+# The kernel log has no Oops, WARNING and the like (the kselftests' list,
+# lib.sh's, but for the workqueue warning of open-iscsi's iscsi_ctrl it
+# explains).
+ixt_mvm_klog_clean() {
+	! dmesg | grep -E '(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |UBSAN: |kernel BUG|general protection fault|INFO: task .* blocked for more than|.*list_(add|del) corruption|Kernel panic)' |
+		grep -v check_flush_dependency
+}
+
 ixt_mvm_setup() {
 	local peer
 

@@ -37,28 +37,6 @@ serial=6a1c3f2e-9b4d-4e5f-8a7b-1c2d3e4f5a6b
 wwid=360014056a1c3f2e9b4d4e5f8a7b1c2d3
 map=ixtmp
 cfs=/sys/kernel/config/target
-bad='(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |UBSAN: |kernel BUG|general protection fault|INFO: task .* blocked for more than|.*list_(add|del) corruption|Kernel panic)'
-n=0
-
-# step DESCRIPTION COMMAND...: COMMAND as test N.
-step() {
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	echo "== $n $desc" >>"$IXT_OUT/steps.log"
-	if "$@" >>"$IXT_OUT/steps.log" 2>&1; then
-		echo "ok $n - $IXT_ROLE: $desc"
-		return
-	fi
-	echo "not ok $n - $IXT_ROLE: $desc"
-	tail -n 20 "$IXT_OUT/steps.log" | sed 's/^/# /'
-	exit 1
-}
-
-klog_clean() {
-	! dmesg | grep -E "$bad" | grep -v check_flush_dependency
-}
 
 # --- the nodes ---
 
@@ -167,15 +145,15 @@ node() {
 	mkdir -p "$IXT_SHARED/$IXT_ROLE"
 	echo "$IXT_LOCAL_INITIATOR_ADDR4" >"$IXT_SHARED/$IXT_ROLE/portal"
 	ixt_mvm_signal published
-	step "iscsi_xt and iscsi_xt_iser loaded" eval 'ixt_insmod && ixt_insmod_iser'
-	step "the other node's portal address is known" \
+	ixt_mvm_step "iscsi_xt and iscsi_xt_iser loaded" eval 'ixt_insmod && ixt_insmod_iser'
+	ixt_mvm_step "the other node's portal address is known" \
 		ixt_mvm_wait "$other" published 600
-	step "two TPGs, ALUA groups tg1 AO and tg2 ANO, RTPIs 1 and 2" \
+	ixt_mvm_step "two TPGs, ALUA groups tg1 AO and tg2 ANO, RTPIs 1 and 2" \
 		node_config
 	ixt_mvm_signal configured
-	step "the initiator's requests served" node_serve
-	step "configuration cleared, modules unloaded" node_teardown
-	step "kernel log clean" klog_clean
+	ixt_mvm_step "the initiator's requests served" node_serve
+	ixt_mvm_step "configuration cleared, modules unloaded" node_teardown
+	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 # --- the initiator ---
@@ -542,39 +520,39 @@ no_io_errors() {
 initiator() {
 	mkdir -p "$IXT_SHARED/initiator"
 	trap 'ixt_mpath_ask node1 finish; ixt_mpath_ask node2 finish; ixt_mvm_signal finished' EXIT
-	step "udevd and multipathd running" mpath_start
-	step "node 1 configured" ixt_mvm_wait node1 configured 900
-	step "node 2 configured" ixt_mvm_wait node2 configured 900
-	step "discovery through node 1 lists both portals, tags 1 and 2" \
+	ixt_mvm_step "udevd and multipathd running" mpath_start
+	ixt_mvm_step "node 1 configured" ixt_mvm_wait node1 configured 900
+	ixt_mvm_step "node 2 configured" ixt_mvm_wait node2 configured 900
+	ixt_mvm_step "discovery through node 1 lists both portals, tags 1 and 2" \
 		discover "$IXT_PEER_NODE1_ADDR4"
-	step "discovery through node 2 lists both portals, tags 1 and 2" \
+	ixt_mvm_step "discovery through node 2 lists both portals, tags 1 and 2" \
 		discover "$IXT_PEER_NODE2_ADDR4"
-	step "logged in through both portals" login_both
-	step "a disk through each path" find_paths
-	step "one map $map: path A (node 1) prio 50, path B prio 10" map_check
+	ixt_mvm_step "logged in through both portals" login_both
+	ixt_mvm_step "a disk through each path" find_paths
+	ixt_mvm_step "one map $map: path A (node 1) prio 50, path B prio 10" map_check
 	dm=$(basename "$(readlink -f "/dev/mapper/$map")")
-	step "RTPG through path A: group 1 AO (port 1), group 2 ANO (port 2)" rtpg "$sda"
-	step "RTPG through path B: the same" rtpg "$sdb"
+	ixt_mvm_step "RTPG through path A: group 1 AO (port 1), group 2 ANO (port 2)" rtpg "$sda"
+	ixt_mvm_step "RTPG through path B: the same" rtpg "$sdb"
 	sampler >"$IXT_OUT/iostat.log" 2>&1 &
 	sampler_pid=$!
 	fio_start 90 implicit
-	step "implicit ALUA transition under fio: IO moves to path B and back" failover
-	step "fio verified every block it wrote (crc32c), no error" fio_wait implicit
+	ixt_mvm_step "implicit ALUA transition under fio: IO moves to path B and back" failover
+	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_wait implicit
 	fio_start 600 cut
-	step "path A cut (nftables) under fio: IO moves to path B and back" \
+	ixt_mvm_step "path A cut (nftables) under fio: IO moves to path B and back" \
 		eval 'sleep 5 && fault cut'
-	step "fio verified every block it wrote (crc32c), no error" fio_stop cut
+	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop cut
 	fio_start 600 tpg
-	step "node 1's TPG disabled under fio: IO moves to path B and back" \
+	ixt_mvm_step "node 1's TPG disabled under fio: IO moves to path B and back" \
 		eval 'sleep 5 && fault tpg'
-	step "fio verified every block it wrote (crc32c), no error" fio_stop tpg
+	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop tpg
 	kill "$sampler_pid"
-	step "switch and stall times written" switch_times
-	step "the whole region verifies" verify_all
-	step "no I/O error on the map" no_io_errors
-	step "logged out of both" iscsiadm -m node -T "$iqn" --logout
-	step "multipathd and udevd stopped" mpath_stop
-	step "kernel log clean" klog_clean
+	ixt_mvm_step "switch and stall times written" switch_times
+	ixt_mvm_step "the whole region verifies" verify_all
+	ixt_mvm_step "no I/O error on the map" no_io_errors
+	ixt_mvm_step "logged out of both" iscsiadm -m node -T "$iqn" --logout
+	ixt_mvm_step "multipathd and udevd stopped" mpath_stop
+	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 case $IXT_ROLE in

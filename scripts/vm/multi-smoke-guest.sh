@@ -17,34 +17,11 @@
 
 wwn=iqn.2026-11.org.example:multi-smoke
 cfs=/sys/kernel/config/target/iscsi
-bad='(^|\] )(BUG[: ]|WARNING:|Oops|KFENCE: |UBSAN: |kernel BUG|general protection fault|INFO: task .* blocked for more than|.*list_(add|del) corruption|Kernel panic)'
-n=0
-
-# step DESCRIPTION COMMAND...: COMMAND as test N.
-step() {
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	if "$@" >>"$IXT_OUT/steps.log" 2>&1; then
-		echo "ok $n - $IXT_ROLE: $desc"
-		return
-	fi
-	echo "not ok $n - $IXT_ROLE: $desc"
-	tail -n 15 "$IXT_OUT/steps.log" | sed 's/^/# /'
-	exit 1
-}
 
 # The counters of every RDMA device (retransmissions, sequence errors...)
 # into rdma-stats.log when the job ends.
 rdma_stats() {
 	rdma statistic show >"$IXT_OUT/rdma-stats.log" 2>&1
-}
-
-# The kernel log has no Oops, WARNING and the like (lib.sh's list, but
-# the workqueue warning of open-iscsi's iscsi_ctrl it explains).
-klog_clean() {
-	! dmesg | grep -E "$bad" | grep -v check_flush_dependency
 }
 
 target_config() {
@@ -70,13 +47,13 @@ target_teardown() {
 }
 
 target() {
-	step "iscsi_xt and iscsi_xt_iser loaded" eval 'ixt_insmod && ixt_insmod_iser'
-	step "ramdisk LUN on $IXT_LOCAL_INITIATOR_ADDR4, TCP on 3261, iSER on 3260" target_config
+	ixt_mvm_step "iscsi_xt and iscsi_xt_iser loaded" eval 'ixt_insmod && ixt_insmod_iser'
+	ixt_mvm_step "ramdisk LUN on $IXT_LOCAL_INITIATOR_ADDR4, TCP on 3261, iSER on 3260" target_config
 	ixt_mvm_signal ready
-	step "the initiator is done" ixt_mvm_wait initiator finished 900
-	step "configuration cleared, modules unloaded" target_teardown
+	ixt_mvm_step "the initiator is done" ixt_mvm_wait initiator finished 900
+	ixt_mvm_step "configuration cleared, modules unloaded" target_teardown
 	rdma_stats
-	step "kernel log clean" klog_clean
+	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 discover() {
@@ -116,16 +93,16 @@ initiator() {
 	addr=$IXT_PEER_TARGET_ADDR4
 	trap 'rdma_stats; ixt_mvm_signal finished' EXIT
 	modprobe ib_iser
-	step "the target is ready" ixt_mvm_wait target ready 900
-	step "discovery over TCP finds $wwn at $addr:3261" discover
-	step "login over TCP" login default tcp "$addr:3261"
-	step "16 MiB written and verified (fio crc32c) over TCP" fio_io 0
-	step "logout over TCP" logout default "$addr:3261"
-	step "login over iSER ($IXT_RDMA_DEV_TARGET)" login iser iser "$addr:3260"
-	step "the data written over TCP reads back over iSER" fio_io 0 --verify_only
-	step "16 MiB written and verified (fio crc32c) over iSER" fio_io 32M
-	step "logout over iSER" logout iser "$addr:3260"
-	step "kernel log clean" klog_clean
+	ixt_mvm_step "the target is ready" ixt_mvm_wait target ready 900
+	ixt_mvm_step "discovery over TCP finds $wwn at $addr:3261" discover
+	ixt_mvm_step "login over TCP" login default tcp "$addr:3261"
+	ixt_mvm_step "16 MiB written and verified (fio crc32c) over TCP" fio_io 0
+	ixt_mvm_step "logout over TCP" logout default "$addr:3261"
+	ixt_mvm_step "login over iSER ($IXT_RDMA_DEV_TARGET)" login iser iser "$addr:3260"
+	ixt_mvm_step "the data written over TCP reads back over iSER" fio_io 0 --verify_only
+	ixt_mvm_step "16 MiB written and verified (fio crc32c) over iSER" fio_io 32M
+	ixt_mvm_step "logout over iSER" logout iser "$addr:3260"
+	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 case $IXT_ROLE in

@@ -21,17 +21,5 @@ start=$SECONDS
 IXT_BUILD=$build "$top/scripts/vm/multi.sh" -t 900 -n multi-smoke \
 	-w target:initiator target="$guest" initiator="$guest" || true
 
-pass=$(cat "$run"/*/output.log | grep -c '^ok ') || true
-fail=$(cat "$run"/*/output.log | grep -c '^not ok ') || true
-for role in target initiator; do
-	if [ "$(cat "$run/$role/status" 2>/dev/null)" = 0 ]; then
-		echo "ok - $role: the VM's job ended with status 0"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $role: the VM's job did not end with status 0"
-		fail=$((fail + 1))
-	fi
-done
 echo "multi-smoke: $((SECONDS - start)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+exec "$top/scripts/vm/multi-report.sh" "$run" target initiator

@@ -166,15 +166,40 @@ def done(conn, what):
     return what
 
 
+def behind(ctx, send_held, send_next, late=False, changes=None):
+    """Logs in (with @changes, as login()), sends the command
+    @send_held(conn) returns the ITT of, then what @send_next(conn)
+    sends, and checks when the answers come (timed()): the next one
+    before the backend can have let the held command go, or with @late
+    not before. Logs out; returns the times for the log line."""
+    conn = login(ctx, changes)
+    start = time.monotonic()
+    held = send_held(conn)
+    then = [send_next(conn)]
+    got, _ = timed(ctx, conn, start, [held], fast=[] if late else then,
+                   late=then if late else [])
+    return done(conn, spans(got))
+
+
+def solicited_unmap(ctx, conn):
+    """UNMAP of LUN 0's held range, its parameter list solicited: by an
+    R2T, or over iSER by an RDMA READ of the target."""
+    cdb, data = unmap_cdb_data(SLOW_LBA, UNMAP_BLOCKS)
+    if ctx.iser:
+        return conn.send_write(0, data, cdb=cdb, lun=LUN0)
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, len(data),
+                           conn.take_cmdsn(), conn.expstatsn, cdb, lun=LUN0))
+    r2t = conn.recv_expect(OP_R2T, itt)
+    conn.send_pdu(data_out(itt, r2t.ttt, conn.expstatsn, 0, 0, lun=LUN0), data)
+    return itt
+
+
 @case
 def case_unmap_nop(ctx):
     """UNMAP held by the backend, then a NOP-Out: the NOP-In comes before
     the backend lets the UNMAP go."""
-    conn = login(ctx)
-    start = time.monotonic()
-    held = unmap(conn)
-    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
-    return done(conn, spans(got))
+    return behind(ctx, unmap, nop)
 
 
 @case
@@ -182,21 +207,8 @@ def case_unmap_r2t_nop(ctx):
     """The same with the parameter list solicited (an R2T, or over iSER an
     RDMA READ): the write runs when its data is in, and the NOP-In still
     comes before the backend lets it go."""
-    conn = login(ctx, {})
-    cdb, data = unmap_cdb_data(SLOW_LBA, UNMAP_BLOCKS)
-    start = time.monotonic()
-    if ctx.iser:
-        itt = conn.send_write(0, data, cdb=cdb, lun=LUN0)
-    else:
-        itt = conn.next_itt()
-        conn.send_pdu(scsi_cmd(F_FINAL | F_WRITE, itt, len(data),
-                               conn.take_cmdsn(), conn.expstatsn, cdb,
-                               lun=LUN0))
-        r2t = conn.recv_expect(OP_R2T, itt)
-        conn.send_pdu(data_out(itt, r2t.ttt, conn.expstatsn, 0, 0, lun=LUN0),
-                      data)
-    got, _ = timed(ctx, conn, start, [itt], fast=[nop(conn)])
-    return done(conn, spans(got))
+    return behind(ctx, lambda conn: solicited_unmap(ctx, conn), nop,
+                  changes={})
 
 
 @case
@@ -204,45 +216,33 @@ def case_unmap_read_passes(ctx):
     """UNMAP held by the backend, then a SIMPLE READ of another range: SAM
     lets it pass, and it does: answered before the backend lets the UNMAP
     go."""
-    conn = login(ctx)
-    start = time.monotonic()
-    held = unmap(conn)
-    got, _ = timed(ctx, conn, start, [held], fast=[fast_read(conn)])
-    return done(conn, spans(got))
+    return behind(ctx, unmap, fast_read)
 
 
 @case
 def case_unmap_then_ordered(ctx):
     """SIMPLE UNMAP held by the backend, then an ORDERED READ: the READ
     is not answered before the backend lets the UNMAP go."""
-    conn = login(ctx)
-    start = time.monotonic()
-    held = unmap(conn)
-    got, _ = timed(ctx, conn, start, [held], late=[fast_read(conn, ATTR_ORDERED)])
-    return done(conn, spans(got))
+    return behind(ctx, unmap, lambda conn: fast_read(conn, ATTR_ORDERED),
+                  late=True)
 
 
 @case
 def case_fileio_read_nop(ctx):
     """READ of a fileio LUN whose device holds reads, then a NOP-Out: the
     NOP-In comes before the backend lets it go."""
-    conn = login(ctx)
-    start = time.monotonic()
-    held = command(conn, cdb10(0x28, file_lba(ctx), 8), LUN1, read=4096)
-    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
-    return done(conn, spans(got))
+    return behind(ctx, lambda conn: command(
+        conn, cdb10(0x28, file_lba(ctx), 8), LUN1, read=4096), nop)
 
 
 @case
 def case_fileio_write_nop(ctx):
     """WRITE of a fileio LUN whose device holds writes (its data
-    immediate), then a NOP-Out: the NOP-In comes before the backend lets it go."""
-    conn = login(ctx)
-    start = time.monotonic()
-    held = command(conn, cdb10(0x2a, file_lba(ctx) + 64, 8), LUN1,
-                   data=b'\xa5' * 4096)
-    got, _ = timed(ctx, conn, start, [held], fast=[nop(conn)])
-    return done(conn, spans(got))
+    immediate), then a NOP-Out: the NOP-In comes before the backend lets
+    it go."""
+    return behind(ctx, lambda conn: command(
+        conn, cdb10(0x2a, file_lba(ctx) + 64, 8), LUN1,
+        data=b'\xa5' * 4096), nop)
 
 
 @case

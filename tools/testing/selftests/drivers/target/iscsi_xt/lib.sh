@@ -1340,6 +1340,31 @@ ixt_raw_cases() {
 	done
 }
 
+# ixt_raw_cases_tcp_iser NP WHY CASE...: ixt_raw_cases CASE... over TCP
+# (raw_client=tcp), then over iSER (raw_client=iser) with iSER turned on
+# at the portal directory NP for them, or each case skipped over iSER
+# for the reason WHY when it is not empty (ixt_iser_raw_missing's).
+ixt_raw_cases_tcp_iser() {
+	local np=$1 why=$2 c
+
+	shift 2
+	ktap_print_msg "over TCP"
+	raw_client=tcp
+	ixt_raw_cases "$@"
+	if [ -n "$why" ]; then
+		for c; do
+			ktap_test_skip "$c over iSER: $why"
+		done
+		return
+	fi
+	echo 1 >"$np/iser" ||
+		ktap_exit_fail_msg "cannot turn iSER on at ${np##*/}"
+	ktap_print_msg "over iSER"
+	raw_client=iser
+	ixt_raw_cases "$@"
+	echo 0 >"$np/iser"
+}
+
 # ixt_traced_back WHAT BEFORE LISTING...: no more objects in use in the
 # listing the command LISTING... prints (ixt_owned_objects,
 # ixt_init_objects) than in the listing in the file BEFORE; some go only

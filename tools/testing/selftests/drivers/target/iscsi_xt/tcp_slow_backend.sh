@@ -47,11 +47,14 @@ cleanup() {
 trap cleanup EXIT
 
 # raw ARGS...: ixt_slowcmd.py's cases ARGS, their lines in $raw_out, over
-# iSER when $raw_iser is --iser.
-raw_iser=
+# the transport $raw_client.
+raw_client=tcp
 raw() {
+	local over=()
+
+	[ "$raw_client" = tcp ] || over=(--iser)
 	raw_out=$(timeout 600 "$ixt_py" "$ixt_libdir/ixt_slowcmd.py" \
-		--target "$tgt" --host "$IXT_ADDR4_T" $raw_iser \
+		--target "$tgt" --host "$IXT_ADDR4_T" "${over[@]}" \
 		--delay $((delay_ms / 1000)) --depth 4 "$@" 2>&1)
 }
 
@@ -89,19 +92,7 @@ slow_devices || ktap_exit_fail_msg "cannot set up the held devices"
 		ixt_demo_tpg "$tpg" "$portal"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ktap_print_msg "over TCP"
-ixt_raw_cases "${cases[@]}"
-if [ -n "$iser" ]; then
-	for c in "${cases[@]}"; do
-		ktap_test_skip "$c over iSER: $iser"
-	done
-else
-	ktap_print_msg "over iSER"
-	echo 1 >"$tpg/np/$portal/iser" ||
-		ktap_exit_fail_msg "cannot turn iSER on at $portal"
-	raw_iser=--iser
-	ixt_raw_cases "${cases[@]}"
-fi
+ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_cfs_clear
 ixt_check "the held devices are let go" \

@@ -80,20 +80,7 @@ ktap_print_msg "pool: $(tr '\n' ' ' </sys/kernel/debug/iscsi_xt/pool)"
 		acl "$ini_a" 0 && acl "$ini_b" 1
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ktap_print_msg "over TCP"
-ixt_raw_cases "${cases[@]}"
-if [ -n "$iser" ]; then
-	for c in "${cases[@]}"; do
-		ktap_test_skip "$c over iSER: $iser"
-	done
-else
-	echo 1 >"$tpg/np/$portal/iser" ||
-		ktap_exit_fail_msg "cannot turn iSER on at $portal"
-	ktap_print_msg "over iSER"
-	raw_client=iser
-	ixt_raw_cases "${cases[@]}"
-	echo 0 >"$tpg/np/$portal/iser"
-fi
+ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
 
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_cfs_clear
