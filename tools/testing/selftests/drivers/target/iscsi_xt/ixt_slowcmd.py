@@ -3,7 +3,7 @@
 """Commands the backend holds for seconds, for tcp_slow_backend.sh
 (stdlib only).
 
-    ixt_slowcmd.py --target IQN [--host ADDR] --delay S [--iser] CASE...
+    ixt_slowcmd.py --target IQN [--host ADDR] --delay S [--depth N] [--iser] CASE...
 
 LUN 0 is iblock over dm-delay: its first MiB is linear, the rest holds
 every write and discard (UNMAP) for --delay seconds, which iblock waits
