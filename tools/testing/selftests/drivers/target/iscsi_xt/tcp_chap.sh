@@ -101,12 +101,13 @@ tgt_alg() {
 }
 
 # target_chose ALG BYTES: since mark_cap, the target answered CHAP_A=ALG
-# and a challenge of BYTES bytes, and nothing else.
+# and a challenge of BYTES bytes, and nothing else (as often as iscsid
+# asked: under load it starts a login again when the first is slow).
 target_chose() {
 	local want="CHAP_A=$1 CHAP_C=$2B "
 
 	ixt_wait 5 eval '[ -n "$(tgt_alg)" ]'
-	[ "$(tgt_alg)" = "$want" ] && return 0
+	[ -n "$(tgt_alg)" ] && [ -z "$(tgt_alg | sed "s/$want//g")" ] && return 0
 	ktap_print_msg "expected the target to send: $want"
 	cap_new | while read -r l; do ktap_print_msg "wire: $l"; done
 	return 1
