@@ -14,7 +14,8 @@
 #   repository's own objects stay those of Debian's kernel, which make
 #   check's VMs load);
 # - the kselftests (all, or the TESTs named) in IXT_DEBUG_VMS (3) boots
-#   of that kernel at once (build/vm/kselftest-debug-N), every test's
+#   of that kernel at once, two vCPUs each (IXT_VM_SMP: make check's have
+#   one) (build/vm/kselftest-debug-N), every test's
 #   timeout IXT_DEBUG_TIMEOUT (3600 s: the kernel runs several times
 #   slower under TCG; iser_data.sh and tcp_data.sh outlasted 1800 s in
 #   three boots beside other work), each boot bounded by
@@ -61,7 +62,8 @@ log "modules built in $((SECONDS - start))s"
 rm -rf "$build/vm/$name" "$build/vm/$name"-[0-9]*
 
 rc=0
-IXT_KERNEL_DIR=$dk IXT_KO=$mod/drivers/target/iscsi_xt/iscsi_xt.ko IXT_SLOW=5 \
+IXT_VM_SMP=${IXT_VM_SMP:-2} IXT_KERNEL_DIR=$dk IXT_SLOW=5 \
+	IXT_KO=$mod/drivers/target/iscsi_xt/iscsi_xt.ko \
 	IXT_KSFT_NAME=$name IXT_KSFT_VMS=${IXT_DEBUG_VMS:-3} \
 	IXT_KSFT_TIMEOUT=${IXT_DEBUG_TIMEOUT:-3600} \
 	IXT_KSFT_VM_TIMEOUT=${IXT_DEBUG_VM_TIMEOUT:-10800} \

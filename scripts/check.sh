@@ -5,6 +5,12 @@
 # build/check/. With IXT_CHECK_FULL set (make check-full), also the slow
 # tests that make check leaves out. Steps that print "N passed, N failed" count their tests,
 # the others count as one. Ends with one line "N passed, N failed".
+#
+# A step that passes on a committed tree (no change that git sees) leaves
+# build/check/STEP.ok naming the commit. With IXT_CHECK_RESUME set, a step
+# whose STEP.ok names the commit checked out now is not run again: its
+# kept log counts as it did (check-full outlasts the reference machine's
+# sessions, so that it can be finished at one commit in two runs).
 
 set -uo pipefail
 
@@ -15,13 +21,25 @@ pass=0
 fail=0
 skip=0
 
+# The commit checked out, when git sees no change to it; empty otherwise.
+commit=$(cd "$top" && [ -z "$(git status --porcelain 2>/dev/null)" ] &&
+	git rev-parse HEAD 2>/dev/null) || commit=
+
 step() {
 	local name=$1 start=$SECONDS rc summary p f s
 
 	shift
 	echo "=== $name"
-	"$@" 2>&1 | tee "$logs/$name.log"
-	rc=${PIPESTATUS[0]}
+	if [ -n "${IXT_CHECK_RESUME:-}" ] && [ -n "$commit" ] &&
+	   [ "$(cat "$logs/$name.ok" 2>/dev/null)" = "$commit" ]; then
+		echo "=== $name: passed at $commit before; not run again (IXT_CHECK_RESUME)"
+		rc=0
+	else
+		rm -f "$logs/$name.ok"
+		"$@" 2>&1 | tee "$logs/$name.log"
+		rc=${PIPESTATUS[0]}
+		[ "$rc" -ne 0 ] || [ -z "$commit" ] || echo "$commit" >"$logs/$name.ok"
+	fi
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -n 1)
 	if [ -n "$summary" ]; then
 		read -r p f s < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \4/' <<<"$summary")

@@ -26,6 +26,15 @@
 # there counts as 60 s), the longest first, each to the boot with the
 # fewest seconds so far.
 #
+# Each boot has IXT_VM_SMP vCPUs, 1 by default (run.sh's default is 2).
+# Three boots of two vCPUs each on the reference machine's two cores
+# took 1805 s for make check's tests, of one each 1300 s: a guest's vCPU
+# that spins for a lock whose holder's vCPU the host has descheduled burns
+# the time the holder needs. One vCPU also keeps clear of TCG's int3
+# deaths in kernel text patching (scripts/vm/qemu-lib.sh), which happened
+# only with several. make check-debug keeps two, for lockdep and KASAN to
+# see code run truly at once.
+#
 # Ends with "N passed, N failed, N skipped" (one per test program) and
 # exits non-zero when any test failed or a VM did not finish.
 
@@ -64,6 +73,7 @@ if [ $# -eq 0 ]; then
 	set -- "${all[@]}"
 fi
 vms=${IXT_KSFT_VMS:-1}
+export IXT_VM_SMP=${IXT_VM_SMP:-1}
 [ "$vms" -le $# ] || vms=$#
 [ "$vms" -ge 1 ] || vms=1
 

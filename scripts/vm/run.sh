@@ -10,6 +10,7 @@
 #               init_on_free), as make check does
 #   -t SECONDS  kill the VM after this long (default 1200)
 #   -m MEM      guest memory (default $IXT_VM_MEM, else 4G)
+#   (vCPUs: $IXT_VM_SMP, else 2)
 #   -n NAME     results folder name (default: the script's base name)
 #
 # SCRIPT runs as root in the guest with the repository as working
@@ -41,6 +42,7 @@ build=${IXT_BUILD:-$top/build}
 debug=
 timeout=1200
 mem=${IXT_VM_MEM:-4G}
+smp=${IXT_VM_SMP:-2}
 name=
 
 while getopts "dt:m:n:" opt; do
@@ -67,7 +69,7 @@ mkdir -p "$out"
 ixt_vm_job "$out" "" "$script" "$@"
 
 start=$SECONDS
-ixt_vm_run "$out" "$name" 2 "$mem" "$timeout" ""
+ixt_vm_run "$out" "$name" "$smp" "$mem" "$timeout" ""
 
 if [ -n "$timed_out" ]; then
 	echo "vm: $name timed out after ${timeout}s and was killed; console log: $out/console.log" >&2

@@ -272,14 +272,17 @@ static ssize_t ixt_fabric_cpus_allowed_list_store(struct config_item *item,
 		return -ENOMEM;
 	ret = cpulist_parse(page, mask);
 	if (ret) {
-		pr_err("cpus_allowed_list: a CPU list (\"0-3,8\") expected\n");
+		pr_err("cpus_allowed_list: a list of this machine's CPUs (\"0-3,8\") expected\n");
 	} else {
 		spin_lock(&ixt_cpus_allowed_lock);
 		cpumask_copy(&ixt_cpus_allowed, mask);
 		spin_unlock(&ixt_cpus_allowed_lock);
 	}
 	free_cpumask_var(mask);
-	return ret ? -EINVAL : count;
+	/* cpulist_parse()'s errno, as LIO's: ERANGE for a CPU past the last */
+	if (ret)
+		return ret;
+	return count;
 }
 
 CONFIGFS_ATTR(ixt_fabric_, cpus_allowed_list);
