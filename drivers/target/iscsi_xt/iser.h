@@ -404,12 +404,33 @@ extern struct ixt_iser_stats ixt_iser_stats;
 extern struct kmem_cache *ixt_iser_cmd_cache;
 extern unsigned int ixt_iser_send_depth;
 extern unsigned int ixt_iser_recv_depth;
+extern bool ixt_iser_force_reg;
+#ifdef IXT_FAULT_INJECT
 extern unsigned int ixt_iser_dbg_max_sge;
 extern unsigned int ixt_iser_dbg_max_wr_len;
-extern bool ixt_iser_force_reg;
 extern unsigned int ixt_iser_dbg_mr_pool;
-#ifdef IXT_FAULT_INJECT
 extern unsigned int ixt_iser_dbg_lose_sends;
+
+/*
+ * The debug parameters of fault injection builds: limits below the
+ * device's on SGEs and bytes per RDMA work request and on the MRs of a
+ * connection, to make the descriptor builder divide transfers and writes
+ * wait for MRs; 0: no limit. Production builds have no such parameter.
+ */
+static inline u32 ixt_iser_dbg_sge(void)
+{
+	return READ_ONCE(ixt_iser_dbg_max_sge);
+}
+
+static inline u32 ixt_iser_dbg_wr_len(void)
+{
+	return READ_ONCE(ixt_iser_dbg_max_wr_len);
+}
+
+static inline u32 ixt_iser_dbg_mrs(void)
+{
+	return READ_ONCE(ixt_iser_dbg_mr_pool);
+}
 
 /*
  * Whether a Send's completion is to be ignored, as a device that never
@@ -426,6 +447,21 @@ static inline bool ixt_iser_send_lost(void)
 	return false;
 }
 #else
+static inline u32 ixt_iser_dbg_sge(void)
+{
+	return 0;
+}
+
+static inline u32 ixt_iser_dbg_wr_len(void)
+{
+	return 0;
+}
+
+static inline u32 ixt_iser_dbg_mrs(void)
+{
+	return 0;
+}
+
 static inline bool ixt_iser_send_lost(void)
 {
 	return false;

@@ -650,6 +650,7 @@ static void ixt_iser_limits(struct ixt_iser_conn *ic)
 {
 	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
 	struct ib_port_attr pa;
+	u32 dbg;
 
 	ic->max_sge_wr = clamp_t(u32, a->max_send_sge, 1, 32);
 	ic->max_sge_rd = clamp_t(u32, a->max_sge_rd, 1, ic->max_sge_wr);
@@ -657,12 +658,14 @@ static void ixt_iser_limits(struct ixt_iser_conn *ic)
 	if (!ib_query_port(ic->dev->ibdev, ic->cm_id->port_num, &pa) &&
 	    pa.max_msg_sz)
 		ic->max_wr_len = min_t(u32, pa.max_msg_sz, SZ_1G);
-	if (ixt_iser_dbg_max_sge) {
-		ic->max_sge_wr = min(ic->max_sge_wr, ixt_iser_dbg_max_sge);
-		ic->max_sge_rd = min(ic->max_sge_rd, ixt_iser_dbg_max_sge);
+	dbg = ixt_iser_dbg_sge();
+	if (dbg) {
+		ic->max_sge_wr = min(ic->max_sge_wr, dbg);
+		ic->max_sge_rd = min(ic->max_sge_rd, dbg);
 	}
-	if (ixt_iser_dbg_max_wr_len)
-		ic->max_wr_len = min(ic->max_wr_len, ixt_iser_dbg_max_wr_len);
+	dbg = ixt_iser_dbg_wr_len();
+	if (dbg)
+		ic->max_wr_len = min(ic->max_wr_len, dbg);
 	/* One more of each is left for ib_drain_qp(). */
 	ic->send_depth = clamp_t(u32, ixt_iser_send_depth, 4,
 				 a->max_qp_wr - 1);

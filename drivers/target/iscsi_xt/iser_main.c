@@ -33,6 +33,12 @@ module_param_named(recv_depth, ixt_iser_recv_depth, uint, 0644);
 MODULE_PARM_DESC(recv_depth,
 		 "Most receive buffers per connection; the command window is cut to what they take (default 512)");
 
+bool ixt_iser_force_reg;
+module_param_named(force_reg, ixt_iser_force_reg, bool, 0644);
+MODULE_PARM_DESC(force_reg,
+		 "Register the sinks of RDMA READs with fast registration on every device, not only on iWARP, which needs it; for new connections (default N)");
+
+#ifdef IXT_FAULT_INJECT
 unsigned int ixt_iser_dbg_max_sge;
 module_param_named(dbg_max_sge, ixt_iser_dbg_max_sge, uint, 0644);
 MODULE_PARM_DESC(dbg_max_sge,
@@ -43,17 +49,11 @@ module_param_named(dbg_max_wr_len, ixt_iser_dbg_max_wr_len, uint, 0644);
 MODULE_PARM_DESC(dbg_max_wr_len,
 		 "Debug: at most this many bytes per RDMA work request; 0: the port's limit (default 0)");
 
-bool ixt_iser_force_reg;
-module_param_named(force_reg, ixt_iser_force_reg, bool, 0644);
-MODULE_PARM_DESC(force_reg,
-		 "Register the sinks of RDMA READs with fast registration on every device, not only on iWARP, which needs it; for new connections (default N)");
-
 unsigned int ixt_iser_dbg_mr_pool;
 module_param_named(dbg_mr_pool, ixt_iser_dbg_mr_pool, uint, 0644);
 MODULE_PARM_DESC(dbg_mr_pool,
 		 "Debug: at most this many MRs per connection where READ sinks are registered; 0: as many as the send queue can use, up to 64 (default 0)");
 
-#ifdef IXT_FAULT_INJECT
 unsigned int ixt_iser_dbg_lose_sends;
 module_param_named(dbg_lose_sends, ixt_iser_dbg_lose_sends, uint, 0644);
 MODULE_PARM_DESC(dbg_lose_sends,

@@ -108,7 +108,7 @@ int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 
 	slots = reg->read_inv ? 2 : 3;
 	nr = min_t(u32, ic->send_depth / slots, IXT_ISER_REG_MAX_MRS);
-	dbg = READ_ONCE(ixt_iser_dbg_mr_pool);
+	dbg = ixt_iser_dbg_mrs();
 	if (dbg)
 		nr = min(nr, dbg);
 	nr = max(nr, 1U);
