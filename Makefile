@@ -95,12 +95,15 @@ clean: clean-module
 SIGN_KEY := $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem)
 
 # Installs what "make" built (as root, nothing is compiled), without its
-# debug information, as distributions install modules.
+# debug information, as distributions install modules. MODDIR names
+# another copy of the sources whose modules to install, built against
+# KVER elsewhere (make check-debug's, for modprobe_install.sh).
+MODDIR	?= $(CURDIR)
 install:
-	@test -f $(KO) || { echo "$(KO) is not built: run make first" >&2; exit 1; }
-	@test -z "$$(modinfo -F ixt_fault_inject $(KO))" || echo "warning: $(KO) is \
+	@test -f $(MODDIR)/$(KO) || { echo "$(MODDIR)/$(KO) is not built: run make first" >&2; exit 1; }
+	@test -z "$$(modinfo -F ixt_fault_inject $(MODDIR)/$(KO))" || echo "warning: $(KO) is \
 		built with IXT_FAULT_INJECT=1 (make kselftest): make rebuilds it without" >&2
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra INSTALL_MOD_STRIP=1 \
+	$(MAKE) -C $(KDIR) M=$(MODDIR) INSTALL_MOD_DIR=extra INSTALL_MOD_STRIP=1 \
 		$(if $(SIGN_KEY),,CONFIG_MODULE_SIG_ALL=) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	install -D -m 0644 scripts/modprobe.d/iscsi_xt.conf \

@@ -455,8 +455,13 @@ ixt_mini_modtree() {
 	mkdir -p "$tree" &&
 		cp "$moddir"/modules.builtin* "$moddir/modules.order" "$tree/" ||
 		return 1
-	[ ! -d "/usr/src/linux-headers-$kver" ] ||
+	# The kernel tree make install runs modules_install in: the module
+	# tree's own (the debug kernel's), else Debian's headers.
+	if [ -e "$moddir/build" ]; then
+		cp -P "$moddir/build" "$tree/build"
+	elif [ -d "/usr/src/linux-headers-$kver" ]; then
 		ln -s "/usr/src/linux-headers-$kver" "$tree/build"
+	fi
 	for m in "$@"; do
 		modprobe --ignore-install --show-depends "$m"
 	done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r f; do

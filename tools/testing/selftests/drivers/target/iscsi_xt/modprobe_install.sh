@@ -63,7 +63,11 @@ mini_tree "$mini"
 mount --bind "$mini$moddir" "$moddir"
 trap 'umount "$moddir"; rm -rf "$mini"' EXIT
 
-make -s -C "$IXT_TOP" install KVER="$kver" >/dev/null
+# The modules of IXT_KO's tree when it names one (make check-debug's,
+# built against the debug kernel), else the repository's.
+src=$IXT_TOP
+[ -z "${IXT_KO:-}" ] || src=${IXT_KO%/drivers/target/iscsi_xt/iscsi_xt.ko}
+make -s -C "$IXT_TOP" install KVER="$kver" MODDIR="$src" >/dev/null
 ixt_check "make install puts the module and its modprobe.d snippet in place" installed
 
 modprobe iscsi_target_mod
