@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iscsi_xt: network portals, connections and sessions, shared by the
- * transport-neutral core and the transports.
+ * iscsi_xt: network portals, connections and sessions; the core's own
+ * (a transport sees transport.h only).
  *
  * Lifetimes, in short:
  * - a &struct ixt_portal (one listening endpoint) is refcounted by the
@@ -47,26 +47,6 @@ struct ixt_reqbuf {
 	u32 size;
 };
 
-/* The workqueue every connection's rx, tx and release work runs on. */
-extern struct workqueue_struct *ixt_wq;
-
-/**
- * enum ixt_conn_state - where a connection is in its life
- * @IXT_CONN_LOGIN: login phase: only Login Requests are accepted.
- * @IXT_CONN_FULL_FEATURE: login succeeded; the session is usable.
- * @IXT_CONN_LOGOUT: a Logout Response, or a Login Response that fails
- *	the login, is queued: nothing more is read, and the connection
- *	closes once the response is out.
- *
- * Closing is not a state but the %IXT_CONN_F_CLOSING flag, which may be
- * set in any state and from any context.
- */
-enum ixt_conn_state {
-	IXT_CONN_LOGIN,
-	IXT_CONN_FULL_FEATURE,
-	IXT_CONN_LOGOUT,
-};
-
 /* &struct ixt_conn.flags bits */
 #define IXT_CONN_F_CLOSING	0	/* release work scheduled */
 #define IXT_CONN_F_IN_LOGIN	1	/* counted in the login bound */
@@ -76,7 +56,10 @@ enum ixt_conn_state {
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
- * @ops: the transport.
+ * @head: what the transport reads (&struct ixt_conn_head: the limits of
+ *	the receive path, the digests, the initiator's address); first.
+ * @ops: the transport's ops.
+ * @xprt: the transport, for the cache of its commands.
  * @entry: link in the list of all connections (module exit closes them).
  * @state: &enum ixt_conn_state; written only by the receive path,
  *	read anywhere with READ_ONCE().
@@ -88,11 +71,6 @@ enum ixt_conn_state {
  * session, under the same lock.
  * @flags: IXT_CONN_F_* bits, atomic.
  * @portal: listening endpoint the connection arrived on; a reference.
- * @limits: what the receive path accepts; written by the core from the
- *	rx work only, read by the transport's rx work.
- * @digests: IXT_PDU_HDIGEST/IXT_PDU_DDIGEST in force for PDUs queued
- *	from now on; the transport checks received PDUs against it too.
- *	Changed only from the rx work, at the end of login.
  * @login: login state while @state is %IXT_CONN_LOGIN, else %NULL.
  * @sess: the session once login succeeded; the connection's reference.
  * @sess_entry: link in the session's connections, under ixt_sess_mutex.
@@ -168,16 +146,18 @@ enum ixt_conn_state {
  *	whose queue does not move for the NOP-In timeouts.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
- * @peer: the initiator's address, for logs.
+ *
+ * Allocated by ixt_conn_alloc() behind the transport's part of the
+ * connection, and freed with it.
  */
 struct ixt_conn {
+	struct ixt_conn_head head;
 	const struct ixt_transport_ops *ops;
+	struct ixt_transport *xprt;
 	struct list_head entry;
 	int state;
 	unsigned long flags;
 	struct ixt_portal *portal;
-	struct ixt_pdu_limits limits;
-	unsigned int digests;
 	struct ixt_login *login;
 	struct ixt_sess *sess;
 	struct list_head sess_entry;
@@ -218,8 +198,10 @@ struct ixt_conn {
 	atomic_t tx_bytes;
 	unsigned long tx_stamp;
 	struct sockaddr_storage local;
-	struct sockaddr_storage peer;
 };
+
+static_assert(offsetof(struct ixt_conn, head) == 0);
+static_assert(__alignof__(struct ixt_conn) <= IXT_PRIV_ALIGN);
 
 /**
  * struct ixt_sess - an iSCSI session, of one or more connections
@@ -316,37 +298,17 @@ void ixt_tpg_set_active(struct ixt_tpg *tpg, bool active);
 void ixt_tpg_drain(struct ixt_tpg *tpg);
 int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 			       void *arg), void *arg);
-const struct sockaddr_storage *ixt_portal_addr(struct ixt_portal *portal);
 void ixt_portal_get(struct ixt_portal *portal);
 void ixt_portal_put(struct ixt_portal *portal);
-
-/* tcp.c */
-int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock);
-
-/* tcp_listen.c */
-extern const struct ixt_listener_ops ixt_tcp_lops;
 
 /* conn.c */
 int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
-int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
-		  struct ixt_portal *portal);
-void ixt_conn_uninit(struct ixt_conn *conn);
-void ixt_conn_start(struct ixt_conn *conn);
-bool ixt_conn_close(struct ixt_conn *conn);
-bool ixt_conn_closing(struct ixt_conn *conn);
-bool ixt_conn_rx_stopped(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
-int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd);
-void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
 struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
 				      itt_t itt, u32 dlength);
-void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 			 bool status);
@@ -356,12 +318,10 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason);
 void ixt_conn_cmd_done(struct ixt_conn *conn);
-void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 bool ixt_conn_tx_full(struct ixt_conn *conn);
-void ixt_conn_tx_progress(struct ixt_conn *conn);
 bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit);
 
 /* text.c */
@@ -407,8 +367,6 @@ void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
 /* cmd.c */
-int ixt_cmd_module_init(void);
-void ixt_cmd_module_exit(void);
 int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
