@@ -25,6 +25,7 @@
 #include "conn.h"
 #include "fault.h"
 #include "pool.h"
+#include "session.h"
 
 /* How long an aborted write waits for the target core to mark it. */
 #define IXT_CMD_ABORT_WAIT	(5 * HZ)

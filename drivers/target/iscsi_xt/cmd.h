@@ -178,6 +178,17 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 			 u32 edtl, struct ixt_resid_fit *fit);
 
 /* cmd.c */
+int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
+void ixt_cmd_conn_gone(struct ixt_conn *conn);
+int ixt_queue_status(struct se_cmd *se_cmd);
+int ixt_queue_data_in(struct se_cmd *se_cmd);
+int ixt_write_pending(struct se_cmd *se_cmd);
+int ixt_check_stop_free(struct se_cmd *se_cmd);
+void ixt_release_cmd(struct se_cmd *se_cmd);
+void ixt_aborted_task(struct se_cmd *se_cmd);
 struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt);
 struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
@@ -193,6 +204,9 @@ int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len);
 void ixt_bidi_free(struct ixt_cmd *cmd);
 
 /* dataout.c */
+int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx_gone(struct ixt_conn *conn);
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_dataout_slot_put(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_dataout_slots_free(struct ixt_conn *conn);

@@ -33,6 +33,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Kinds of what the queue counts per hole. */
 enum {

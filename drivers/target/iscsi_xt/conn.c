@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /*
  * What a connection's send queue may hold before its receive path reads

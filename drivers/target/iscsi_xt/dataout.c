@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Slots beyond the command window, for immediate commands. */
 #define IXT_DATAOUT_SLOTS_EXTRA	16

@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Login status: class in the high byte, detail in the low one. */
 #define IXT_LS(class, detail)	(((class) << 8) | (detail))

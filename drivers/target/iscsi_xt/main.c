@@ -10,10 +10,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "iscsi_xt.h"
+#include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "iscsi_xt.h"
 #include "pool.h"
+#include "session.h"
 
 /*
  * TPG queries. The target core asks these while it manages ACLs, LUN

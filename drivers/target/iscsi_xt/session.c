@@ -22,8 +22,10 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /*
  * Protects ixt_sess_list, ixt_sess_ending, ixt_last_tsih and &struct

@@ -50,6 +50,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "session.h"
 
 /* Whether the backend may keep the calling thread for long. */
 static bool ixt_submit_may_block(struct se_cmd *se_cmd)

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "session.h"
 
 /* The target core's function for an iSCSI one; TMR_UNKNOWN if none. */
 static u8 ixt_tmf_type(u8 function)

@@ -24,6 +24,7 @@
 #include <target/target_core_base.h>
 
 #include "conn.h"
+#include "session.h"
 
 static int ixt_watchdog_attrib(struct ixt_conn *conn, enum ixt_nacl_attr a)
 {
