@@ -25,14 +25,13 @@
 #include "conn.h"
 #include "fault.h"
 #include "pool.h"
+#include "session.h"
 
 /* How long an aborted write waits for the target core to mark it. */
 #define IXT_CMD_ABORT_WAIT	(5 * HZ)
 
 /* How long a command's header waits for cache lines before TASK SET FULL. */
 #define IXT_CMD_POOL_WAIT	(2 * HZ)
-
-static struct kmem_cache *ixt_cmd_cache;
 
 static int ixt_cmd_task_attr(u8 flags)
 {
@@ -114,7 +113,7 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 		cmd->dpt.entries = cmd->inl.entries;
 		cmd->datasn = cmd->inl.datasn;
 		cmd->sgl = cmd->inl.sgl;
-		cmd->bvec = cmd->inl.bvec;
+		cmd->head.bvec = cmd->inl.bvec;
 		return 0;
 	}
 	size = nr_entries * sizeof(struct ixt_dpt_entry) +
@@ -133,7 +132,7 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 	p += nr_lines * sizeof(struct ixt_dpt_line);
 	cmd->sgl = (struct scatterlist *)p;
 	p += sg_nents * sizeof(struct scatterlist);
-	cmd->bvec = (struct bio_vec *)p;
+	cmd->head.bvec = (struct bio_vec *)p;
 	p += nr_lines * sizeof(struct bio_vec);
 	cmd->datasn = (u32 *)p;
 	return 0;
@@ -142,9 +141,10 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 /* The command's lines go back, and leave its session's pool_use. */
 static void ixt_cmd_lines_put(struct ixt_cmd *cmd)
 {
-	atomic64_sub(IXT_POOL_USE(cmd->nr_lines), &cmd->conn->sess->pool_use);
-	ixt_pool_put(cmd->lines, cmd->nr_lines);
-	cmd->nr_lines = 0;
+	atomic64_sub(IXT_POOL_USE(cmd->head.nr_lines),
+		     &cmd->head.conn->sess->pool_use);
+	ixt_pool_put(cmd->lines, cmd->head.nr_lines);
+	cmd->head.nr_lines = 0;
 }
 
 /*
@@ -178,7 +178,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	if (req->flags & ISCSI_FLAG_CMD_WRITE) {
 		if (ixt_dpt_unsol_len(g.xfer_len, imm,
 				      req->flags & ISCSI_FLAG_CMD_FINAL,
-				      &conn->limits, &g.unsol_len))
+				      &conn->head.limits, &g.unsol_len))
 			return -EPROTO;
 	} else {
 		g.unsol_len = g.xfer_len;
@@ -197,7 +197,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	ret = ixt_pool_get_fair(&conn->pool_waiter, cmd->lines, nr_lines);
 	if (ret)
 		goto out_free;
-	cmd->nr_lines = nr_lines;
+	cmd->head.nr_lines = nr_lines;
 	atomic64_add(IXT_POOL_USE(nr_lines), &conn->sess->pool_use);
 	if (!g.data_pdu_in_order)
 		ixt_ranges_init(&cmd->ranges, cmd->range, IXT_CMD_RANGES,
@@ -210,7 +210,7 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	memset(cmd->datasn, 0, nr_entries * sizeof(u32));
 	sg_init_table(cmd->sgl, cmd->sg_nents);
 	ixt_pool_map(cmd->lines, nr_lines, g.first_off, g.xfer_len, per_line,
-		     cmd->bvec, cmd->sgl);
+		     cmd->head.bvec, cmd->sgl);
 	return 0;
 
 out_put:
@@ -227,23 +227,29 @@ static void ixt_cmd_window_give(struct ixt_cmd *cmd)
 	if (!cmd->held)
 		return;
 	cmd->held = false;
-	atomic_dec(&cmd->conn->sess->win_held);
+	atomic_dec(&cmd->head.conn->sess->win_held);
 }
 
+/*
+ * The core's part of the command, then the transport's; both go back to
+ * the transport's cache together. The connection outlives its commands:
+ * it is told last.
+ */
 static void ixt_cmd_free(struct ixt_cmd *cmd)
 {
-	struct ixt_conn *conn = cmd->conn;
+	struct ixt_conn *conn = cmd->head.conn;
+	const struct ixt_transport_ops *ops = conn->ops;
 
 	ixt_cmd_window_give(cmd);
-	if (cmd->nr_lines)
+	if (cmd->head.nr_lines)
 		ixt_cmd_lines_put(cmd);
 	ixt_bidi_free(cmd);
 	kvfree(cmd->big);
 	kfree(cmd->cdb);
-	if (conn->ops->cmd_free)
-		conn->ops->cmd_free(cmd);
-	else
-		kmem_cache_free(ixt_cmd_cache, cmd);
+	if (ops->cmd_release)
+		ops->cmd_release(cmd);
+	kmem_cache_free(conn->xprt->cmd_cache,
+			(void *)cmd - ops->cmd_priv_size);
 	ixt_conn_cmd_done(conn);
 }
 
@@ -291,23 +297,28 @@ static void ixt_cmd_abort_work(struct work_struct *work)
  * @conn: the connection it comes on.
  * @itt: its Initiator Task Tag.
  *
+ * The command comes from its transport's cache, behind the transport's
+ * part, which the transport's cmd_init op sets up.
+ *
  * Context: Process context.
  * Return: the command, zeroed but for these and one reference, or %NULL.
  */
 struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
 {
+	const struct ixt_transport_ops *ops = conn->ops;
 	struct ixt_cmd *cmd;
+	void *priv;
 
-	if (conn->ops->cmd_alloc)
-		cmd = conn->ops->cmd_alloc(conn);
-	else
-		cmd = ixt_fault(IXT_FAULT_CMD) ? NULL :
-		      kmem_cache_zalloc(ixt_cmd_cache, GFP_KERNEL);
-	if (!cmd)
+	priv = ixt_fault(ops->cmd_fault) ? NULL :
+	       kmem_cache_zalloc(conn->xprt->cmd_cache, GFP_KERNEL);
+	if (!priv)
 		return NULL;
+	cmd = priv + ops->cmd_priv_size;
+	if (ops->cmd_init)
+		ops->cmd_init(cmd);
 	atomic_inc(&conn->nr_cmds);
-	cmd->conn = conn;
-	cmd->itt = itt;
+	cmd->head.conn = conn;
+	cmd->head.itt = itt;
 	cmd->se_cmd.tag = ixt_itt(itt);
 	refcount_set(&cmd->ref, 1);
 	INIT_LIST_HEAD(&cmd->unsol_entry);
@@ -491,8 +502,8 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			conn->rx_cmd = cmd;
 			return ret;
 		}
-		pdu->bvec = cmd->bvec;
-		pdu->nr_bvec = cmd->nr_lines;
+		pdu->bvec = cmd->head.bvec;
+		pdu->nr_bvec = cmd->head.nr_lines;
 		pdu->bvec_off = 0;
 	}
 	conn->rx_cmd = cmd;
@@ -525,7 +536,7 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_conn_close(conn);
 		return false;
 	}
-	if (test_bit(IXT_CMD_F_SLOT, &cmd->flags))
+	if (test_bit(IXT_CMD_F_SLOT, &cmd->head.flags))
 		ixt_dataout_start(cmd);
 	return true;
 }
@@ -606,11 +617,11 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 
 	if (cmd->bidi)
 		ixt_cmd_zero_buf(cmd->bidi->bvec, cmd->bidi->len);
-	if (!cmd->nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
+	if (!cmd->head.nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
 	    !se_cmd->data_length)
 		return;
 	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
-		ixt_cmd_zero_buf(cmd->bvec, se_cmd->data_length);
+		ixt_cmd_zero_buf(cmd->head.bvec, se_cmd->data_length);
 	se_cmd->t_data_sg = cmd->sgl;
 	se_cmd->t_data_nents = ixt_cmd_cut_sgl(cmd, se_cmd->data_length);
 	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
@@ -668,14 +679,14 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	 * holds a reference of our own until ixt_dataout_settle() has
 	 * looked at it; any other command may be gone once submitted.
 	 */
-	data_phase = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags);
+	data_phase = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags);
 	if (data_phase)
 		refcount_inc(&cmd->ref);
-	set_bit(IXT_CMD_F_SUBMITTED, &cmd->flags);
+	set_bit(IXT_CMD_F_SUBMITTED, &cmd->head.flags);
 	if (dir != DMA_TO_DEVICE)
 		cmd->exec_ns = ktime_get_ns();
 	/* A write's lines go now; a read's once its CDB is parsed. */
-	if (dir == DMA_TO_DEVICE && cmd->nr_lines)
+	if (dir == DMA_TO_DEVICE && cmd->head.nr_lines)
 		sg_nents = ixt_cmd_cut_sgl(cmd, data_length);
 	/* On failure the core answers through ixt_queue_status(). */
 	if (!target_submit_prep(&cmd->se_cmd, cdb,
@@ -753,7 +764,7 @@ static void ixt_cmd_sample(struct ixt_cmd *cmd)
 {
 	if (!cmd->exec_ns)
 		return;
-	ixt_sess_cmd_done(cmd->conn->sess, ktime_get_ns() - cmd->exec_ns);
+	ixt_sess_cmd_done(cmd->head.conn->sess, ktime_get_ns() - cmd->exec_ns);
 	cmd->exec_ns = 0;
 }
 
@@ -783,9 +794,9 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 	rsp->flags = ISCSI_FLAG_CMD_FINAL |
 		     ixt_cmd_residual(se_cmd, &rsp->residual_count);
 	rsp->cmd_status = se_cmd->scsi_status;
-	rsp->itt = cmd->itt;
-	atomic_long_inc(&cmd->conn->sess->stats.rsp_pdus);
-	ixt_conn_queue_resp(cmd->conn, pdu, true);
+	rsp->itt = cmd->head.itt;
+	atomic_long_inc(&cmd->head.conn->sess->stats.rsp_pdus);
+	ixt_conn_queue_resp(cmd->head.conn, pdu, true);
 	return 0;
 }
 
@@ -805,12 +816,12 @@ int ixt_queue_status(struct se_cmd *se_cmd)
 int ixt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
-	struct ixt_conn *conn = cmd->conn;
+	struct ixt_conn *conn = cmd->head.conn;
 	bool rdma = conn->ops->flags & IXT_XPRT_F_RDMA;
 	u32 max = READ_ONCE(conn->params.max_xmit_dlength);
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
-	const struct bio_vec *bvec = cmd->bvec;
-	u32 nr_bvec = cmd->nr_lines;
+	const struct bio_vec *bvec = cmd->head.bvec;
+	u32 nr_bvec = cmd->head.nr_lines;
 	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;
 	struct iscsi_data_rsp *hdr;
@@ -860,7 +871,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 			pdu->data_cmd = cmd;
 		hdr = (struct iscsi_data_rsp *)&pdu->hdr;
 		hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
-		hdr->itt = cmd->itt;
+		hdr->itt = cmd->head.itt;
 		hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
 		hdr->datasn = cpu_to_be32(sn++);
 		hdr->offset = cpu_to_be32(off);
@@ -895,9 +906,9 @@ int ixt_write_pending(struct se_cmd *se_cmd)
 {
 	struct ixt_cmd *cmd = to_ixt_cmd(se_cmd);
 
-	set_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags);
+	set_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags);
 	if (ixt_dpt_is_complete(&cmd->dpt)) {
-		if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+		if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 			ixt_dataout_end(cmd);
 		ixt_cmd_execute(cmd);
 		return 0;
@@ -969,7 +980,7 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
  */
 void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 {
-	if (test_and_set_bit(IXT_CMD_F_ABORTING, &cmd->flags))
+	if (test_and_set_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		return;
 	refcount_inc(&cmd->ref);
 	cmd->abort_deadline = jiffies + IXT_CMD_ABORT_WAIT;
@@ -1005,8 +1016,8 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 		cmd = conn->slots[i];
 		if (!cmd)
 			continue;
-		if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) &&
-		    !test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
+		if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) &&
+		    !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 			target_complete_cmd(&cmd->se_cmd,
 					    SAM_STAT_TASK_ABORTED);
 		ixt_dataout_end(cmd);
@@ -1014,24 +1025,57 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 }
 
 /**
- * ixt_cmd_module_init() - set up what commands need
+ * ixt_cmd_read_lines() - the cache lines of a command's read buffer
+ * @cmd: the command, its buffer set up (ixt_conn_rx_hdr()).
  *
- * Context: Process context, module init.
- * Return: 0 or -ENOMEM.
+ * Context: Any context.
+ * Return: the number of lines of the buffer Data-In comes from: the
+ * read buffer of a bidirectional command, the only buffer of any other.
  */
-int ixt_cmd_module_init(void)
+u32 ixt_cmd_read_lines(const struct ixt_cmd *cmd)
 {
-	ixt_cmd_cache = ixt_fault(IXT_FAULT_CMD_CACHE) ? NULL :
-			KMEM_CACHE(ixt_cmd, 0);
-	return ixt_cmd_cache ? 0 : -ENOMEM;
+	return cmd->bidi ? cmd->bidi->nr_lines : cmd->head.nr_lines;
 }
+EXPORT_SYMBOL_GPL(ixt_cmd_read_lines);
 
 /**
- * ixt_cmd_module_exit() - free what commands needed
+ * ixt_transport_register() - make a transport's connections possible
+ * @xprt: the transport, its ops set.
  *
- * Context: Process context, module exit, every command gone.
+ * Creates the cache its commands come from: the transport's part
+ * (&ixt_transport_ops.cmd_priv_size bytes, a multiple of
+ * %IXT_PRIV_ALIGN) and the core's &struct ixt_cmd in each object.
+ *
+ * Context: Process context (module init).
+ * Return: 0, -EINVAL for a private part of the wrong size, -ENOMEM.
  */
-void ixt_cmd_module_exit(void)
+int ixt_transport_register(struct ixt_transport *xprt)
 {
-	kmem_cache_destroy(ixt_cmd_cache);
+	const struct ixt_transport_ops *ops = xprt->ops;
+	char name[32];
+
+	if (WARN_ON(!IS_ALIGNED(ops->cmd_priv_size, IXT_PRIV_ALIGN) ||
+		    !IS_ALIGNED(ops->conn_priv_size, IXT_PRIV_ALIGN)))
+		return -EINVAL;
+	/* The slab keeps a copy of the name. */
+	snprintf(name, sizeof(name), "ixt_cmd_%s", ops->name);
+	xprt->cmd_cache = ixt_fault(ops->cache_fault) ? NULL :
+			  kmem_cache_create(name, ops->cmd_priv_size +
+					    sizeof(struct ixt_cmd),
+					    IXT_PRIV_ALIGN, 0, NULL);
+	return xprt->cmd_cache ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_GPL(ixt_transport_register);
+
+/**
+ * ixt_transport_unregister() - undo ixt_transport_register()
+ * @xprt: the transport, every connection of which is freed.
+ *
+ * Context: Process context (module exit).
+ */
+void ixt_transport_unregister(struct ixt_transport *xprt)
+{
+	kmem_cache_destroy(xprt->cmd_cache);
+	xprt->cmd_cache = NULL;
+}
+EXPORT_SYMBOL_GPL(ixt_transport_unregister);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iscsi_xt: a SCSI command of a session, shared by the command glue
- * (cmd.c) and the Data-Out path (dataout.c).
+ * (cmd.c) and the Data-Out path (dataout.c); the core's own (a transport
+ * sees transport.h only).
  *
  * Lifetime: a command is freed when its reference count drops to zero.
  * The target core holds one from target_init_cmd() until it calls
@@ -34,9 +35,8 @@
 /* Islands of out-of-order Data-Out one command may hold. */
 #define IXT_CMD_RANGES		16
 
-/* &struct ixt_cmd.flags bits */
+/* &struct ixt_cmd_head.flags bits; IXT_CMD_F_SLOT (1) is in transport.h */
 #define IXT_CMD_F_WRITE_PENDING	0	/* the core waits for the data */
-#define IXT_CMD_F_SLOT		1	/* holds a slot of its connection */
 #define IXT_CMD_F_DATA_PHASE	2	/* in the slot, holds a reference */
 #define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
 #define IXT_CMD_F_R2T_WAIT	4	/* counted in conn->r2t_waiting */
@@ -65,12 +65,11 @@ struct ixt_cmd_bidi {
 
 /**
  * struct ixt_cmd - a SCSI command of a session
+ * @head: what the transport reads (&struct ixt_cmd_head: the connection,
+ *	the IXT_CMD_F_* flags, changed by the receive path only, the
+ *	Initiator Task Tag and the buffer's lines); first.
  * @se_cmd: the target core's command.
- * @conn: the connection the command came on; its release waits for
- *	every command of its session, so it outlives them.
  * @ref: references, see the top of this file.
- * @flags: IXT_CMD_F_* bits; changed by the receive path only.
- * @itt: Initiator Task Tag.
  * @slot: index in the connection's slots, with %IXT_CMD_F_SLOT: the low
  *	bits of the command's Target Transfer Tags.
  * @unsol_entry: on the connection's unsol_cmds while unsolicited Data-Out
@@ -79,14 +78,12 @@ struct ixt_cmd_bidi {
  * @r2t_sn: R2TSN of the next R2T.
  * @dpt: the data-pointer table over @lines.
  * @place: where the Data-Out PDU being received goes (receive path).
- * @lines: the cache lines of the buffer, from the pool.
- * @nr_lines: number of @lines; 0 for a command without data.
+ * @lines: the cache lines of the buffer, from the pool (@head.nr_lines of
+ *	them; 0 for a command without data).
  * @datasn: DataSN each R2T expects next, by the first entry of its run
  *	in @dpt.
  * @sgl: the buffer as the target core sees it.
  * @sg_nents: number of @sgl.
- * @bvec: the buffer as the transports see it: one bvec per line, the
- *	first starting where the buffer does.
  * @big: the arrays, when the command needs more than what it carries
  *	inline; %NULL otherwise.
  * @bidi: the read buffer of a bidirectional command, whose @lines are
@@ -111,13 +108,14 @@ struct ixt_cmd_bidi {
  * @rsp_data: data segment of @rsp: SenseLength and sense data.
  * @sense: sense buffer for the target core.
  * @inl: storage of the arrays for commands that fit.
+ *
+ * Allocated by ixt_cmd_alloc() from its transport's cache, behind the
+ * transport's part of the command, and freed with it.
  */
 struct ixt_cmd {
+	struct ixt_cmd_head head;
 	struct se_cmd se_cmd;
-	struct ixt_conn *conn;
 	refcount_t ref;
-	unsigned long flags;
-	itt_t itt;
 	u32 slot;
 	struct list_head unsol_entry;
 	u32 unsol_datasn;
@@ -125,11 +123,9 @@ struct ixt_cmd {
 	struct ixt_dpt dpt;
 	struct ixt_dpt_place place;
 	struct ixt_dpt_line *lines;
-	u32 nr_lines;
 	u32 *datasn;
 	struct scatterlist *sgl;
 	u32 sg_nents;
-	struct bio_vec *bvec;
 	void *big;
 	struct ixt_cmd_bidi *bidi;
 	struct delayed_work abort_work;
@@ -151,6 +147,9 @@ struct ixt_cmd {
 		struct bio_vec bvec[IXT_CMD_INLINE_LINES];
 	} inl;
 };
+
+static_assert(offsetof(struct ixt_cmd, head) == 0);
+static_assert(__alignof__(struct ixt_cmd) <= IXT_PRIV_ALIGN);
 
 /**
  * struct ixt_resid_fit - a write fitted to its Expected Data Transfer Length
@@ -174,19 +173,23 @@ static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
 	return container_of(se_cmd, struct ixt_cmd, se_cmd);
 }
 
-/* An Initiator Task Tag as a number, for messages. */
-static inline u32 ixt_itt(itt_t itt)
-{
-	return be32_to_cpu((__force __be32)itt);
-}
-
 /* resid.c */
 bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 			 u32 edtl, struct ixt_resid_fit *fit);
 
 /* cmd.c */
+int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
+void ixt_cmd_conn_gone(struct ixt_conn *conn);
+int ixt_queue_status(struct se_cmd *se_cmd);
+int ixt_queue_data_in(struct se_cmd *se_cmd);
+int ixt_write_pending(struct se_cmd *se_cmd);
+int ixt_check_stop_free(struct se_cmd *se_cmd);
+void ixt_release_cmd(struct se_cmd *se_cmd);
+void ixt_aborted_task(struct se_cmd *se_cmd);
 struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt);
-void ixt_cmd_put(struct ixt_cmd *cmd);
 struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 void ixt_cmd_execute(struct ixt_cmd *cmd);
@@ -201,6 +204,9 @@ int ixt_bidi_setup(struct ixt_cmd *cmd, u32 len);
 void ixt_bidi_free(struct ixt_cmd *cmd);
 
 /* dataout.c */
+int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+void ixt_dataout_rx_gone(struct ixt_conn *conn);
 int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_dataout_slot_put(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_dataout_slots_free(struct ixt_conn *conn);

@@ -33,6 +33,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Kinds of what the queue counts per hole. */
 enum {
@@ -243,7 +244,7 @@ static bool ixt_cmdsn_abort_task(struct ixt_conn *conn,
 	if (node) {
 		h = container_of(node, struct ixt_cmdsn_held, node);
 		if (!ixt_cmdsn_held_task(h, scope->lun) ||
-		    h->pdu.cmd->itt != scope->rtt)
+		    h->pdu.cmd->head.itt != scope->rtt)
 			return false;
 		h->aborted = true;
 		return true;

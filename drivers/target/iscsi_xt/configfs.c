@@ -26,9 +26,10 @@
 
 #include <iscsi_xt/params.h>
 
-#include "iscsi_xt.h"
 #include "conn.h"
 #include "fault.h"
+#include "iscsi_xt.h"
+#include "session.h"
 
 /* Largest command window of an ACL, as in LIO. */
 #define IXT_CMDSN_DEPTH_MAX	512

@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /*
  * What a connection's send queue may hold before its receive path reads
@@ -138,7 +139,7 @@ EXPORT_SYMBOL_GPL(ixt_tx_pdu_free);
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
 	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
-	pdu->digests = conn->digests;
+	pdu->digests = conn->head.digests;
 	if (pdu->data)
 		atomic_add(pdu->dlength, &conn->tx_bytes);
 	if (atomic_inc_return(&conn->tx_pdus) == 1)
@@ -276,7 +277,7 @@ static void ixt_conn_send_reject_close(struct ixt_conn *conn,
 	if (close)
 		WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
 	pr_warn_ratelimited("%pISpc: rejecting opcode 0x%02x, reason 0x%02x\n",
-			    &conn->peer, hdr->opcode, reason);
+			    &conn->head.peer, hdr->opcode, reason);
 	pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_REJECT, RESERVED_ITT,
 				 ISCSI_HDR_LEN);
 	if (!pdu)
@@ -377,7 +378,7 @@ int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	int ret;
 
-	ret = ixt_pdu_check_bhs(&pdu->hdr, &conn->limits, &pdu->reject);
+	ret = ixt_pdu_check_bhs(&pdu->hdr, &conn->head.limits, &pdu->reject);
 	if (ret == -EMSGSIZE)
 		return ret;
 	if (!ret) {
@@ -442,7 +443,7 @@ static void ixt_conn_login_timeout(struct work_struct *work)
 
 	if (READ_ONCE(conn->state) != IXT_CONN_LOGIN)
 		return;
-	pr_warn_ratelimited("%pISpc: login timed out\n", &conn->peer);
+	pr_warn_ratelimited("%pISpc: login timed out\n", &conn->head.peer);
 	ixt_conn_close(conn);
 }
 
@@ -507,6 +508,62 @@ bool ixt_conn_rx_stopped(struct ixt_conn *conn)
 EXPORT_SYMBOL_GPL(ixt_conn_rx_stopped);
 
 /**
+ * ixt_conn_state() - where a connection is in its life
+ * @conn: the connection.
+ *
+ * Context: Any context.
+ * Return: its state; it may change right after, from its receive path.
+ */
+enum ixt_conn_state ixt_conn_state(const struct ixt_conn *conn)
+{
+	return READ_ONCE(conn->state);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_state);
+
+/**
+ * ixt_conn_aborted() - whether a connection is reset rather than closed
+ * @conn: the connection.
+ *
+ * The initiator stopped answering (ixt_conn_timeout()): what the
+ * connection could not send is dropped, and the transport resets it.
+ *
+ * Context: Any context; meant for the transport's shutdown op.
+ * Return: true for a connection to reset.
+ */
+bool ixt_conn_aborted(const struct ixt_conn *conn)
+{
+	return test_bit(IXT_CONN_F_ABORT, &conn->flags);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_aborted);
+
+/**
+ * ixt_conn_params() - what the login of a connection negotiated
+ * @conn: the connection.
+ *
+ * Context: From the end of login on: the transport's ffp_prepare op,
+ * or later.
+ * Return: the negotiated values, session-wide ones included.
+ */
+const struct ixt_params *ixt_conn_params(const struct ixt_conn *conn)
+{
+	return &conn->params;
+}
+EXPORT_SYMBOL_GPL(ixt_conn_params);
+
+/**
+ * ixt_conn_nr_cmds() - the commands of a connection not yet freed
+ * @conn: the connection.
+ *
+ * Context: Any context.
+ * Return: their number, for messages; it may change right after.
+ */
+int ixt_conn_nr_cmds(const struct ixt_conn *conn)
+{
+	return atomic_read(&conn->nr_cmds);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_nr_cmds);
+
+/**
  * ixt_conn_close() - tear a connection down
  * @conn: the connection.
  *
@@ -541,7 +598,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	struct ixt_conn *conn = container_of(work, struct ixt_conn,
 					     release_work);
 
-	pr_debug("%pISpc: connection closing\n", &conn->peer);
+	pr_debug("%pISpc: connection closing\n", &conn->head.peer);
 	/* No wake-up of the receive path may come once it is stopped. */
 	ixt_pool_waiter_stop(&conn->pool_waiter);
 	conn->ops->shutdown(conn);
@@ -564,12 +621,60 @@ static void ixt_conn_release_work(struct work_struct *work)
 	spin_unlock(&ixt_conns_lock);
 	wake_up_all(&ixt_conns_wq);
 	conn->ops->free(conn);
+	ixt_conn_free(conn);
 }
 
 /**
+ * ixt_conn_alloc() - allocate a connection with the transport's part
+ * @xprt: the transport, registered.
+ * @peer: the initiator's address.
+ *
+ * One zeroed block holds the transport's part of the connection
+ * (&ixt_transport_ops.conn_priv_size bytes) and the core's behind it,
+ * which is returned. Set the transport's part up, then call
+ * ixt_conn_init(); ixt_conn_free() frees the block until that succeeds,
+ * the release work afterwards (see ixt_conn_close()).
+ *
+ * Context: Process context.
+ * Return: the connection, or %NULL.
+ */
+struct ixt_conn *ixt_conn_alloc(struct ixt_transport *xprt,
+				const struct sockaddr_storage *peer)
+{
+	const struct ixt_transport_ops *ops = xprt->ops;
+	struct ixt_conn *conn;
+	void *priv;
+
+	priv = ixt_fault(ops->conn_fault) ? NULL :
+	       kzalloc(ops->conn_priv_size + sizeof(*conn), GFP_KERNEL);
+	if (!priv)
+		return NULL;
+	conn = priv + ops->conn_priv_size;
+	conn->ops = ops;
+	conn->xprt = xprt;
+	conn->head.peer = *peer;
+	return conn;
+}
+EXPORT_SYMBOL_GPL(ixt_conn_alloc);
+
+/**
+ * ixt_conn_free() - free what ixt_conn_alloc() allocated
+ * @conn: the connection, never initialised (ixt_conn_init() not called,
+ *	failed or undone by ixt_conn_uninit()) or released; the transport
+ *	has let go of what its part holds.
+ *
+ * Context: Process context.
+ */
+void ixt_conn_free(struct ixt_conn *conn)
+{
+	kfree((void *)conn - conn->ops->conn_priv_size);
+}
+EXPORT_SYMBOL_GPL(ixt_conn_free);
+
+/**
  * ixt_conn_init() - set up the core part of a new connection
- * @conn: the connection, zeroed, embedded in the transport's.
- * @ops: the transport.
+ * @conn: the connection, from ixt_conn_alloc(), the transport's part set
+ *	up (its local_addr op is called).
  * @portal: where the connection arrived; the connection takes a
  *	reference.
  *
@@ -579,22 +684,20 @@ static void ixt_conn_release_work(struct work_struct *work)
  * Context: Process context.
  * Return: 0, -EBUSY when too many connections are in login, -ENOMEM.
  */
-int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
-		  struct ixt_portal *portal)
+int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 {
 	int ret;
 
 	if (atomic_inc_return(&ixt_login_conns) > READ_ONCE(max_login_conns)) {
 		atomic_dec(&ixt_login_conns);
 		pr_warn_ratelimited("%pISpc: refused: %u connections already in login\n",
-				    &conn->peer, max_login_conns);
+				    &conn->head.peer, max_login_conns);
 		return -EBUSY;
 	}
 	set_bit(IXT_CONN_F_IN_LOGIN, &conn->flags);
-	conn->ops = ops;
 	conn->state = IXT_CONN_LOGIN;
-	conn->limits.login = true;
-	conn->limits.max_recv_dlength = ISCSI_DEF_MAX_RECV_SEG_LEN;
+	conn->head.limits.login = true;
+	conn->head.limits.max_recv_dlength = ISCSI_DEF_MAX_RECV_SEG_LEN;
 	spin_lock_init(&conn->sn_lock);
 	conn->stat_sn = get_random_u32();
 	conn->login_start = jiffies;
@@ -606,7 +709,7 @@ int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
 	ixt_sess_logout_init(conn);
 	ixt_watchdog_init(conn);
 
-	ret = ops->local_addr(conn, &conn->local);
+	ret = conn->ops->local_addr(conn, &conn->local);
 	if (ret)
 		goto out_login_done;
 	ret = ixt_login_init(conn);
@@ -688,6 +791,7 @@ void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr)
 	ixt_conn_send_reject_close(conn, hdr, ISCSI_REASON_DATA_DIGEST_ERROR,
 				   true);
 }
+EXPORT_SYMBOL_GPL(ixt_conn_digest_error);
 
 /**
  * ixt_conn_timeout() - the initiator of a connection stopped answering

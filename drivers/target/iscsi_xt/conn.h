@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iscsi_xt: network portals, connections and sessions, shared by the
- * transport-neutral core and the transports.
+ * iscsi_xt: network portals and connections, their login and text
+ * exchanges; the core's own (a transport sees transport.h only).
  *
  * Lifetimes, in short:
  * - a &struct ixt_portal (one listening endpoint) is refcounted by the
  *   configfs portals (&struct ixt_np) that name its address;
  * - a &struct ixt_conn is owned by its release work: ixt_conn_close()
- *   schedules it once, and it tears the connection down and frees it;
- * - a &struct ixt_sess lives on ixt_sess_list while its connection is
- *   in full feature phase, with a kref for each finder and one for the
- *   connection that owns it.
+ *   schedules it once, and it tears the connection down and frees it.
  */
 #ifndef _ISCSI_XT_CONN_H
 #define _ISCSI_XT_CONN_H
 
-#include <linux/completion.h>
-#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <iscsi_xt/holes.h>
 #include <iscsi_xt/params.h>
 #include <iscsi_xt/pdu.h>
-#include <iscsi_xt/window.h>
 
 #include "iscsi_xt.h"
 #include "pool.h"
@@ -34,6 +27,7 @@
 
 struct ixt_login;
 struct ixt_portal;
+struct ixt_sess;
 
 /**
  * struct ixt_reqbuf - request text reassembled from PDUs with C set
@@ -47,26 +41,6 @@ struct ixt_reqbuf {
 	u32 size;
 };
 
-/* The workqueue every connection's rx, tx and release work runs on. */
-extern struct workqueue_struct *ixt_wq;
-
-/**
- * enum ixt_conn_state - where a connection is in its life
- * @IXT_CONN_LOGIN: login phase: only Login Requests are accepted.
- * @IXT_CONN_FULL_FEATURE: login succeeded; the session is usable.
- * @IXT_CONN_LOGOUT: a Logout Response, or a Login Response that fails
- *	the login, is queued: nothing more is read, and the connection
- *	closes once the response is out.
- *
- * Closing is not a state but the %IXT_CONN_F_CLOSING flag, which may be
- * set in any state and from any context.
- */
-enum ixt_conn_state {
-	IXT_CONN_LOGIN,
-	IXT_CONN_FULL_FEATURE,
-	IXT_CONN_LOGOUT,
-};
-
 /* &struct ixt_conn.flags bits */
 #define IXT_CONN_F_CLOSING	0	/* release work scheduled */
 #define IXT_CONN_F_IN_LOGIN	1	/* counted in the login bound */
@@ -76,7 +50,10 @@ enum ixt_conn_state {
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
- * @ops: the transport.
+ * @head: what the transport reads (&struct ixt_conn_head: the limits of
+ *	the receive path, the digests, the initiator's address); first.
+ * @ops: the transport's ops.
+ * @xprt: the transport, for the cache of its commands.
  * @entry: link in the list of all connections (module exit closes them).
  * @state: &enum ixt_conn_state; written only by the receive path,
  *	read anywhere with READ_ONCE().
@@ -88,11 +65,6 @@ enum ixt_conn_state {
  * session, under the same lock.
  * @flags: IXT_CONN_F_* bits, atomic.
  * @portal: listening endpoint the connection arrived on; a reference.
- * @limits: what the receive path accepts; written by the core from the
- *	rx work only, read by the transport's rx work.
- * @digests: IXT_PDU_HDIGEST/IXT_PDU_DDIGEST in force for PDUs queued
- *	from now on; the transport checks received PDUs against it too.
- *	Changed only from the rx work, at the end of login.
  * @login: login state while @state is %IXT_CONN_LOGIN, else %NULL.
  * @sess: the session once login succeeded; the connection's reference.
  * @sess_entry: link in the session's connections, under ixt_sess_mutex.
@@ -168,16 +140,18 @@ enum ixt_conn_state {
  *	whose queue does not move for the NOP-In timeouts.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
- * @peer: the initiator's address, for logs.
+ *
+ * Allocated by ixt_conn_alloc() behind the transport's part of the
+ * connection, and freed with it.
  */
 struct ixt_conn {
+	struct ixt_conn_head head;
 	const struct ixt_transport_ops *ops;
+	struct ixt_transport *xprt;
 	struct list_head entry;
 	int state;
 	unsigned long flags;
 	struct ixt_portal *portal;
-	struct ixt_pdu_limits limits;
-	unsigned int digests;
 	struct ixt_login *login;
 	struct ixt_sess *sess;
 	struct list_head sess_entry;
@@ -218,90 +192,10 @@ struct ixt_conn {
 	atomic_t tx_bytes;
 	unsigned long tx_stamp;
 	struct sockaddr_storage local;
-	struct sockaddr_storage peer;
 };
 
-/**
- * struct ixt_sess - an iSCSI session, of one or more connections
- * @ref: kref; one per connection, one per finder.
- * @entry: link in ixt_sess_list, under ixt_sess_mutex, while the
- *	session can be found (from full feature phase until its last
- *	connection goes).
- * @ending_entry: link in ixt_sess_ending, under ixt_sess_mutex, from
- *	when its last connection goes until its target core session is
- *	removed: a reinstating login waits for it too.
- * @tpg: the TPG, %NULL for a discovery session; the connection holds
- *	the reference. Compared, never dereferenced, once the connection
- *	is gone.
- * @se_sess: the target core session, %NULL for a discovery session.
- * @conns: its connections in full feature phase, under ixt_sess_mutex.
- * @nr_conns: number of @conns, under ixt_sess_mutex.
- * @rx_lock: serialises the full feature receive paths of the
- *	connections: the CmdSN queue is the session's, and a request held
- *	by it is delivered by whichever connection closes its hole.
- * @discovery: SessionType=Discovery.
- * @isid: ISID the initiator chose.
- * @tsih: TSIH the target assigned, never 0.
- * @initiator: InitiatorName.
- * @params: values negotiated at login.
- * @exp_cmd_sn: ExpCmdSN: written by the receive path, read anywhere
- *	with READ_ONCE().
- * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); under @rx_lock.
- * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
- *	the first request of the full feature phase.
- * @cmdsn_depth: the ACL's queue depth: the largest command window, and
- *	the size of @cmdsn_slots.
- * @max_cmd_sn: MaxCmdSN advertised so far; never moves back. Written
- *	under the connection's sn_lock, read anywhere with READ_ONCE().
- * @win_held: the session's non-immediate SCSI commands below ExpCmdSN
- *	that have no response built yet: the part of the window in use
- *	(ixt_window_max_cmd_sn()). Taken when a command's turn comes,
- *	given back when its response is built or it goes without one.
- * @win_lock: protects @window.
- * @window: the command window, adapted to the backend (window.h).
- * @win_cur: @window.cur, published under @win_lock for lockless readers.
- * @pool_use: the cache lines its commands hold (low 32 bits) and how
- *	many commands hold them (high 32 bits), added and taken away
- *	together (%IXT_POOL_USE()): what the pool pressure sizes its window
- *	by (pressure.c).
- * @deferred: its commands that wait in a work item to reach the target
- *	core, whose backend may block (submit.c).
- * @deferred_ordered: those of @deferred that are not SIMPLE or HEAD OF
- *	QUEUE.
- * @gone: completed once the session is off ixt_sess_list and its
- *	target core session removed, for session reinstatement.
- * @stats: its counters, shown in its ACL's fabric_statistics/
- *	iscsi_sess_stats/ while it is the ACL's latest session.
- */
-struct ixt_sess {
-	struct kref ref;
-	struct list_head entry;
-	struct list_head ending_entry;
-	struct ixt_tpg *tpg;
-	struct se_session *se_sess;
-	struct list_head conns;
-	u32 nr_conns;
-	struct mutex rx_lock;	/* receive paths of the connections */
-	bool discovery;
-	u8 isid[6];
-	u16 tsih;
-	char initiator[ISCSI_NAME_LEN];
-	struct ixt_params params;
-	u32 exp_cmd_sn;
-	struct ixt_snq cmdsn_q;
-	struct ixt_snq_node **cmdsn_slots;
-	u32 cmdsn_depth;
-	u32 max_cmd_sn;
-	atomic_t win_held;
-	spinlock_t win_lock;	/* protects window */
-	struct ixt_window window;
-	u32 win_cur;
-	atomic64_t pool_use;
-	atomic_t deferred;
-	atomic_t deferred_ordered;
-	struct completion gone;
-	struct ixt_sess_stats stats;
-};
+static_assert(offsetof(struct ixt_conn, head) == 0);
+static_assert(__alignof__(struct ixt_conn) <= IXT_PRIV_ALIGN);
 
 /* portal.c */
 bool ixt_addr_equal(const struct sockaddr_storage *a,
@@ -316,37 +210,17 @@ void ixt_tpg_set_active(struct ixt_tpg *tpg, bool active);
 void ixt_tpg_drain(struct ixt_tpg *tpg);
 int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 			       void *arg), void *arg);
-const struct sockaddr_storage *ixt_portal_addr(struct ixt_portal *portal);
 void ixt_portal_get(struct ixt_portal *portal);
 void ixt_portal_put(struct ixt_portal *portal);
-
-/* tcp.c */
-int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock);
-
-/* tcp_listen.c */
-extern const struct ixt_listener_ops ixt_tcp_lops;
 
 /* conn.c */
 int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
-int ixt_conn_init(struct ixt_conn *conn, const struct ixt_transport_ops *ops,
-		  struct ixt_portal *portal);
-void ixt_conn_uninit(struct ixt_conn *conn);
-void ixt_conn_start(struct ixt_conn *conn);
-bool ixt_conn_close(struct ixt_conn *conn);
-bool ixt_conn_closing(struct ixt_conn *conn);
-bool ixt_conn_rx_stopped(struct ixt_conn *conn);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
-int ixt_conn_check_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd);
-void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
 struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
 				      itt_t itt, u32 dlength);
-void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 			 bool status);
@@ -356,12 +230,10 @@ void ixt_conn_send_reject(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 		   u8 reason);
 void ixt_conn_cmd_done(struct ixt_conn *conn);
-void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 bool ixt_conn_tx_full(struct ixt_conn *conn);
-void ixt_conn_tx_progress(struct ixt_conn *conn);
 bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit);
 
 /* text.c */
@@ -375,89 +247,6 @@ int ixt_login_init(struct ixt_conn *conn);
 void ixt_login_free(struct ixt_conn *conn);
 void ixt_login_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
-/* session.c */
-struct ixt_sess *ixt_sess_alloc(const char *initiator, const u8 *isid);
-void ixt_sess_put(struct ixt_sess *sess);
-int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn);
-void ixt_sess_conn_gone(struct ixt_conn *conn);
-bool ixt_sess_logout_last(struct ixt_conn *conn, struct ixt_tx_pdu *rsp);
-void ixt_sess_logout_cancel(struct ixt_conn *conn);
-void ixt_sess_logout_init(struct ixt_conn *conn);
-void ixt_sess_reinstate(struct ixt_tpg *tpg, const char *initiator,
-			const u8 *isid);
-struct ixt_sess *ixt_sess_find_get(struct ixt_tpg *tpg, const char *initiator,
-				   const u8 *isid, u16 tsih);
-int ixt_sess_join(struct ixt_sess *sess, struct ixt_conn *conn);
-void ixt_sess_each_conn(struct ixt_sess *sess,
-			void (*fn)(struct ixt_conn *conn, void *arg), void *arg);
-void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
-void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth);
-u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
-bool ixt_sess_window_reopened(struct ixt_sess *sess);
-void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
-bool ixt_sess_pool_caps(u32 pool);
-void ixt_sess_debugfs_init(void);
-void ixt_tpg_logout_sessions(struct ixt_tpg *tpg);
-void ixt_close_session(struct se_session *se_sess);
-ssize_t ixt_sess_info_show(struct se_node_acl *se_nacl, char *page);
-
-/* ffp.c */
-int ixt_sess_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_sess_rx_ffp(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_sess_deliver(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-
-/* cmd.c */
-int ixt_cmd_module_init(void);
-void ixt_cmd_module_exit(void);
-int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
-void ixt_cmd_conn_gone(struct ixt_conn *conn);
-int ixt_queue_status(struct se_cmd *se_cmd);
-int ixt_queue_data_in(struct se_cmd *se_cmd);
-int ixt_write_pending(struct se_cmd *se_cmd);
-int ixt_check_stop_free(struct se_cmd *se_cmd);
-void ixt_release_cmd(struct se_cmd *se_cmd);
-void ixt_aborted_task(struct se_cmd *se_cmd);
-
-/* dataout.c */
-int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_dataout_rx_gone(struct ixt_conn *conn);
-
-/**
- * struct ixt_tmf_scope - what a task management function aborts
- * @lun: the LUN it names.
- * @type: the target core's function, TMR_*: ABORT TASK or LOGICAL UNIT
- *	RESET, the ones it carries out.
- * @rtt: for ABORT TASK, the Referenced Task Tag.
- * @ref_cmd_sn: for ABORT TASK, RefCmdSN: the CmdSN of the task.
- * @cmd_sn: the function's own CmdSN; it affects the tasks before it.
- *
- * Built by tmf.c for the parts of the function the fabric carries out:
- * requests still in the CmdSN queue (cmdsn.c), writes waiting for
- * Data-Out.
- */
-struct ixt_tmf_scope {
-	u64 lun;
-	u8 type;
-	itt_t rtt;
-	u32 ref_cmd_sn;
-	u32 cmd_sn;
-};
-
-/* cmdsn.c */
-void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope);
-void ixt_cmdsn_conn_gone(struct ixt_conn *conn);
-void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
-
-/* tmf.c */
-void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-void ixt_queue_tm_rsp(struct se_cmd *se_cmd);
-void ixt_tmf_aborted(struct ixt_cmd *cmd);
-
 /* watchdog.c */
 void ixt_watchdog_init(struct ixt_conn *conn);
 void ixt_watchdog_start(struct ixt_conn *conn);
@@ -466,14 +255,6 @@ void ixt_watchdog_nop_out(struct ixt_conn *conn, u32 ttt);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
-
-/*
- * pressure.c. IXT_POOL_USE(n): what a command holding n lines adds to its
- * session's pool_use.
- */
-#define IXT_POOL_USE(n)		(BIT_ULL(32) | (u32)(n))
-void ixt_pressure_short(void);
-void ixt_pressure_exit(void);
 
 /**
  * ixt_wait_woken() - wait_event_timeout() for a condition that sleeps

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Slots beyond the command window, for immediate commands. */
 #define IXT_DATAOUT_SLOTS_EXTRA	16
@@ -63,7 +64,7 @@ int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd)
 		return -EBUSY;
 	__set_bit(slot, conn->slot_map);
 	cmd->slot = slot;
-	set_bit(IXT_CMD_F_SLOT, &cmd->flags);
+	set_bit(IXT_CMD_F_SLOT, &cmd->head.flags);
 	return 0;
 }
 
@@ -76,7 +77,7 @@ int ixt_dataout_slot_get(struct ixt_conn *conn, struct ixt_cmd *cmd)
  */
 void ixt_dataout_slot_put(struct ixt_conn *conn, struct ixt_cmd *cmd)
 {
-	if (!test_and_clear_bit(IXT_CMD_F_SLOT, &cmd->flags))
+	if (!test_and_clear_bit(IXT_CMD_F_SLOT, &cmd->head.flags))
 		return;
 	conn->slots[cmd->slot] = NULL;
 	__clear_bit(cmd->slot, conn->slot_map);
@@ -104,15 +105,15 @@ void ixt_dataout_slots_free(struct ixt_conn *conn)
  */
 static void ixt_dataout_track(struct ixt_cmd *cmd)
 {
-	struct ixt_conn *conn = cmd->conn;
-	bool waits = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
-		     !test_bit(IXT_CMD_F_ABORTING, &cmd->flags) &&
+	struct ixt_conn *conn = cmd->head.conn;
+	bool waits = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
+		     !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags) &&
 		     cmd->dpt.outstanding;
 
 	WRITE_ONCE(conn->dataout_stamp, jiffies);
-	if (waits == test_bit(IXT_CMD_F_R2T_WAIT, &cmd->flags))
+	if (waits == test_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags))
 		return;
-	change_bit(IXT_CMD_F_R2T_WAIT, &cmd->flags);
+	change_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags);
 	WRITE_ONCE(conn->r2t_waiting, conn->r2t_waiting + (waits ? 1 : -1));
 }
 
@@ -128,10 +129,10 @@ static void ixt_dataout_track(struct ixt_cmd *cmd)
  */
 void ixt_dataout_start(struct ixt_cmd *cmd)
 {
-	struct ixt_conn *conn = cmd->conn;
+	struct ixt_conn *conn = cmd->head.conn;
 
 	refcount_inc(&cmd->ref);
-	set_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags);
+	set_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags);
 	conn->slots[cmd->slot] = cmd;
 	if (cmd->dpt.unsol_received < cmd->dpt.unsol_len)
 		list_add_tail(&cmd->unsol_entry, &conn->unsol_cmds);
@@ -146,11 +147,11 @@ void ixt_dataout_start(struct ixt_cmd *cmd)
  */
 void ixt_dataout_end(struct ixt_cmd *cmd)
 {
-	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		return;
 	ixt_dataout_track(cmd);
 	list_del_init(&cmd->unsol_entry);
-	ixt_dataout_slot_put(cmd->conn, cmd);
+	ixt_dataout_slot_put(cmd->head.conn, cmd);
 	ixt_cmd_put(cmd);
 }
 
@@ -177,10 +178,10 @@ static void ixt_dataout_complete(struct ixt_cmd *cmd)
 void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
 	ixt_dataout_track(cmd);
-	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags) &&
-	    test_bit(IXT_CMD_F_SUBMITTED, &cmd->flags) &&
-	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
-	     test_bit(IXT_CMD_F_ABORTING, &cmd->flags)) &&
+	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
+	    test_bit(IXT_CMD_F_SUBMITTED, &cmd->head.flags) &&
+	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
+	     test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags)) &&
 	    cmd->dpt.unsol_received == cmd->dpt.unsol_len &&
 	    !cmd->dpt.outstanding)
 		ixt_dataout_end(cmd);
@@ -194,10 +195,11 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 static void ixt_dataout_fetch(struct ixt_cmd *cmd)
 {
 	if (cmd->dpt.first_r2t == cmd->dpt.nr_entries ||
-	    test_and_set_bit(IXT_CMD_F_FETCH, &cmd->flags))
+	    test_and_set_bit(IXT_CMD_F_FETCH, &cmd->head.flags))
 		return;
 	refcount_inc(&cmd->ref);
-	cmd->conn->ops->fetch(cmd);
+	cmd->head.conn->ops->fetch(cmd, cmd->dpt.unsol_len,
+				   cmd->dpt.xfer_len - cmd->dpt.unsol_len);
 }
 
 /**
@@ -214,12 +216,12 @@ static void ixt_dataout_fetch(struct ixt_cmd *cmd)
  */
 void ixt_dataout_fetched(struct ixt_cmd *cmd)
 {
-	struct ixt_conn *conn = cmd->conn;
+	struct ixt_conn *conn = cmd->head.conn;
 	struct ixt_dpt_place place;
 	struct ixt_dpt_r2t r2t;
 	int ret = 0;
 
-	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		goto out_put;
 	while (!ret && !ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
 		ret = ixt_dpt_place(&cmd->dpt, r2t.ttt, r2t.offset,
@@ -229,15 +231,15 @@ void ixt_dataout_fetched(struct ixt_cmd *cmd)
 	}
 	if (ret) {
 		pr_err_ratelimited("%s: fetched data of ITT 0x%08x does not fit its table: %d\n",
-				   conn->sess->initiator, ixt_itt(cmd->itt),
-				   ret);
+				   conn->sess->initiator,
+				   ixt_itt(cmd->head.itt), ret);
 		ixt_conn_close(conn);
 		goto out_put;
 	}
 	atomic_long_add(cmd->dpt.xfer_len - cmd->dpt.unsol_len,
 			&conn->sess->stats.rxdata_octs);
-	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
-	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
+	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
+	    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_dataout_settle(cmd);
 	else if (ixt_dpt_is_complete(&cmd->dpt))
 		ixt_dataout_complete(cmd);
@@ -258,7 +260,7 @@ out_put:
  */
 void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 {
-	struct ixt_conn *conn = cmd->conn;
+	struct ixt_conn *conn = cmd->head.conn;
 	struct iscsi_r2t_rsp *hdr;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_tx_pdu *pdu;
@@ -268,7 +270,7 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 		return;
 	}
 	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
-		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->itt, 0);
+		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->head.itt, 0);
 		if (!pdu)
 			return;
 		hdr = (struct iscsi_r2t_rsp *)&pdu->hdr;
@@ -288,7 +290,7 @@ static struct ixt_cmd *ixt_dataout_find_unsol(struct ixt_conn *conn,
 	struct ixt_cmd *cmd;
 
 	list_for_each_entry(cmd, &conn->unsol_cmds, unsol_entry)
-		if (cmd->itt == itt)
+		if (cmd->head.itt == itt)
 			return cmd;
 	return NULL;
 }
@@ -319,7 +321,7 @@ static int ixt_dataout_place(struct ixt_conn *conn,
 	if (!ixt_dpt_ttt_slot(ttt, conn->nr_slots, &slot))
 		cmd = conn->slots[slot];
 	*cmdp = cmd;
-	if (!cmd || cmd->itt != hdr->itt)
+	if (!cmd || cmd->head.itt != hdr->itt)
 		return -EPROTO;
 	ret = ixt_dpt_place(&cmd->dpt, ttt, offset, len, final, &cmd->place);
 	if (!ret && datasn != cmd->datasn[cmd->place.run])
@@ -379,8 +381,8 @@ int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	 */
 	refcount_inc(&cmd->ref);
 	conn->rx_data = cmd;
-	pdu->bvec = cmd->bvec;
-	pdu->nr_bvec = cmd->nr_lines;
+	pdu->bvec = cmd->head.bvec;
+	pdu->nr_bvec = cmd->head.nr_lines;
 	pdu->bvec_off = be32_to_cpu(hdr->offset);
 	pdu->cmd = cmd;
 	return 0;
@@ -425,13 +427,13 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	u32 run = cmd->place.run;
 
 	conn->rx_data = NULL;
-	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->flags))
+	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		goto out_put;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		pr_err_ratelimited("%s: Data-Out of ITT 0x%08x too scattered\n",
 				   conn->sess->initiator,
-				   ixt_itt(cmd->itt));
+				   ixt_itt(cmd->head.itt));
 		ixt_conn_fail(conn, &pdu->hdr, ISCSI_REASON_PROTOCOL_ERROR);
 		goto out_put;
 	}
@@ -443,8 +445,8 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		if (cmd->dpt.unsol_received == cmd->dpt.unsol_len)
 			list_del_init(&cmd->unsol_entry);
 	}
-	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags) ||
-	    test_bit(IXT_CMD_F_ABORTING, &cmd->flags))
+	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
+	    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_dataout_settle(cmd);
 	else if (ixt_dpt_is_complete(&cmd->dpt))
 		ixt_dataout_complete(cmd);

@@ -14,6 +14,7 @@
 
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Most (target, portal) pairs a SendTargets answer lists. */
 #define IXT_ST_MAX_ENTRIES	1024

@@ -19,7 +19,8 @@
  *	lines.
  * @IXT_FAULT_POOL_PAGES: pool.c, module init: one cache line (a compound
  *	page).
- * @IXT_FAULT_CMD_CACHE: cmd.c, module init: the slab cache of commands.
+ * @IXT_FAULT_CMD_CACHE: cmd.c, module init: the slab cache of TCP's commands
+ *	(ixt_transport_register()).
  * @IXT_FAULT_WQ: conn.c, module init: the module's workqueue.
  * @IXT_FAULT_TIQN: configfs.c: a target (mkdir of an IQN).
  * @IXT_FAULT_TIQN_INDEX: stats.c: a target's MIB index (ida).
@@ -31,7 +32,7 @@
  *	socket).
  * @IXT_FAULT_PORTAL_LINK: portal.c: a portal's link to its listener.
  * @IXT_FAULT_ACCEPT: tcp_listen.c: the socket of an accepted connection.
- * @IXT_FAULT_TCP_CONN: tcp.c: a TCP connection.
+ * @IXT_FAULT_TCP_CONN: conn.c: a TCP connection (ixt_conn_alloc()).
  * @IXT_FAULT_TPG_USE: portal.c: the count of connections in a TPG.
  * @IXT_FAULT_LOGIN: login.c: a connection's login state.
  * @IXT_FAULT_LOGIN_NEG: login.c: a login's negotiation state.
@@ -60,13 +61,13 @@
  * @IXT_FAULT_DATAOUT_SLOTS: dataout.c: a connection's slots of writes.
  * @IXT_FAULT_DATAOUT_SLOT_MAP: dataout.c: the bitmap of those slots.
  * @IXT_FAULT_BIDI: bidi.c: the read buffer of a bidirectional command.
- * @IXT_FAULT_ISER_CMD_CACHE: iser_main.c, iscsi_xt_iser init: the slab cache
- *	of commands.
+ * @IXT_FAULT_ISER_CMD_CACHE: cmd.c, iscsi_xt_iser init: the slab cache of
+ *	iSER's commands (ixt_transport_register()).
  * @IXT_FAULT_ISER_LISTENER: iser_main.c: an iSER listener.
  * @IXT_FAULT_ISER_LISTEN_ID: iser_main.c: a listener's RDMA CM id.
  * @IXT_FAULT_ISER_DEV: iser_main.c: an RDMA device in use.
  * @IXT_FAULT_ISER_PD: iser_main.c: its protection domain.
- * @IXT_FAULT_ISER_CONN: iser_conn.c: an iSER connection.
+ * @IXT_FAULT_ISER_CONN: conn.c: an iSER connection (ixt_conn_alloc()).
  * @IXT_FAULT_ISER_RX_RING: iser_conn.c: a connection's array of receive
  *	buffers.
  * @IXT_FAULT_ISER_RX: iser_conn.c: a receive buffer.
@@ -84,7 +85,7 @@
  * @IXT_FAULT_ISER_MR_POOL: iser_reg.c: its MR pool (ib_mr_pool_init()).
  * @IXT_FAULT_ISER_BUF: iser_conn.c: a received data segment copied for the
  *	core.
- * @IXT_FAULT_ISER_CMD: iser_conn.c: a SCSI command (iSER).
+ * @IXT_FAULT_ISER_CMD: cmd.c: a SCSI command (iSER).
  * @IXT_FAULT_ISER_XFER_PIECES: iser_tx.c: the pieces of a long RDMA transfer.
  * @IXT_FAULT_NR: number of sites; not a site.
  *

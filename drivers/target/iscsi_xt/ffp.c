@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "session.h"
 
 /*
  * CmdSN of a request, seen at its header. Returns false for a CmdSN

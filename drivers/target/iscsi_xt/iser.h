@@ -5,9 +5,15 @@
  * Lifetimes:
  * - a &struct ixt_iser_dev (protection domain of one RDMA device) is
  *   referenced by each connection on the device, and freed with the last;
- * - a &struct ixt_iser_conn is the core's connection: its release work
- *   calls ixt_iser_shutdown(), which drains the queue pair, so that no
- *   work request of it is outstanding, and then ixt_iser_free();
+ * - a &struct ixt_iser_conn is the transport's part of a core connection,
+ *   in front of it in the block ixt_conn_alloc() allocates: the core's
+ *   release work calls ixt_iser_shutdown(), which drains the queue pair,
+ *   so that no work request of it is outstanding, then ixt_iser_free(),
+ *   and frees the block;
+ * - a &struct ixt_iser_cmd is likewise in front of a core command, from
+ *   the cache ixt_transport_register() made for iSER: the core calls
+ *   the cmd_init op on a new command and the cmd_release op before it
+ *   frees one;
  * - a command's RDMA transfers (&struct ixt_iser_xfer) keep its lines:
  *   a fetch (RDMA READs) holds a reference on the command; a Data-In
  *   (RDMA WRITEs) is followed on the same send queue by the command's
@@ -32,8 +38,7 @@
 #include <scsi/iser.h>
 #include <iscsi_xt/rdma_desc.h>
 
-#include "cmd.h"
-#include "conn.h"
+#include "transport.h"
 
 /* iSER header and BHS, at the start of every message. */
 #define IXT_ISER_HDRS_LEN	(sizeof(struct iser_ctrl) + ISCSI_HDR_LEN)
@@ -200,8 +205,8 @@ struct ixt_iser_reg {
 };
 
 /**
- * struct ixt_iser_cmd - a command of an iSER connection
- * @cmd: the core's command.
+ * struct ixt_iser_cmd - the transport's part of a command of an iSER
+ *	connection, in front of the core's command
  * @flags: the iSER header's flags (%ISER_WSV, %ISER_RSV).
  * @write_stag: STag of the initiator's write buffer, with %ISER_WSV.
  * @write_va: its address: that of the first solicited byte.
@@ -211,7 +216,6 @@ struct ixt_iser_reg {
  * @out: the fetch of the solicited data (RDMA READs).
  */
 struct ixt_iser_cmd {
-	struct ixt_cmd cmd;
 	u8 flags;
 	u32 write_stag;
 	u64 write_va;
@@ -219,16 +223,29 @@ struct ixt_iser_cmd {
 	u64 read_va;
 	struct ixt_iser_xfer in;
 	struct ixt_iser_xfer out;
-};
+} __aligned(IXT_PRIV_ALIGN);
+
+IXT_PRIV_CHECK(struct ixt_iser_cmd);
 
 static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
 {
-	return container_of(cmd, struct ixt_iser_cmd, cmd);
+	return (struct ixt_iser_cmd *)cmd - 1;
+}
+
+static inline struct ixt_cmd *iser_to_cmd(struct ixt_iser_cmd *icmd)
+{
+	return (struct ixt_cmd *)(icmd + 1);
+}
+
+/* The command whose fetch (out transfer) @x is. */
+static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
+{
+	return iser_to_cmd(container_of(x, struct ixt_iser_cmd, out));
 }
 
 /**
- * struct ixt_iser_conn - an iSER connection
- * @conn: the core's connection.
+ * struct ixt_iser_conn - the transport's part of an iSER connection, in
+ *	front of the core's connection
  * @ctx: %IXT_ISER_CTX_CONN; what @cm_id's context points at.
  * @entry: in the list of iSER connections, under its lock.
  * @cm_id: the RDMA CM identifier.
@@ -306,7 +323,6 @@ static inline struct ixt_iser_cmd *to_iser_cmd(struct ixt_cmd *cmd)
  * @ib_sge: scratch: their SGEs as posted.
  */
 struct ixt_iser_conn {
-	struct ixt_conn conn;
 	enum ixt_iser_ctx ctx;
 	struct list_head entry;
 	struct rdma_cm_id *cm_id;
@@ -356,11 +372,25 @@ struct ixt_iser_conn {
 	struct ixt_rd_sge *rd_sge;
 	struct ib_rdma_wr ib_wr[IXT_ISER_POST_BATCH];
 	struct ib_sge *ib_sge;
-};
+} __aligned(IXT_PRIV_ALIGN);
+
+IXT_PRIV_CHECK(struct ixt_iser_conn);
 
 static inline struct ixt_iser_conn *to_iser_conn(struct ixt_conn *conn)
 {
-	return container_of(conn, struct ixt_iser_conn, conn);
+	return (struct ixt_iser_conn *)conn - 1;
+}
+
+static inline struct ixt_conn *iser_to_conn(struct ixt_iser_conn *ic)
+{
+	return (struct ixt_conn *)(ic + 1);
+}
+
+/* The initiator's address of a connection, for messages. */
+static inline const struct sockaddr_storage *
+ixt_iser_peer(struct ixt_iser_conn *ic)
+{
+	return ixt_conn_peer(iser_to_conn(ic));
 }
 
 /**
@@ -401,7 +431,6 @@ struct ixt_iser_stats {
 
 /* iser_main.c */
 extern struct ixt_iser_stats ixt_iser_stats;
-extern struct kmem_cache *ixt_iser_cmd_cache;
 extern unsigned int ixt_iser_send_depth;
 extern unsigned int ixt_iser_recv_depth;
 extern bool ixt_iser_force_reg;
@@ -471,7 +500,7 @@ struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev);
 void ixt_iser_dev_put(struct ixt_iser_dev *dev);
 
 /* iser_conn.c */
-extern const struct ixt_transport_ops ixt_iser_ops;
+extern struct ixt_transport ixt_iser_xprt;
 int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		    struct ixt_portal *portal);
 void ixt_iser_conn_lost(struct ixt_iser_conn *ic, const char *what,
@@ -492,7 +521,7 @@ void ixt_iser_reg_put(struct ixt_iser_conn *ic);
 
 /* iser_tx.c */
 void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
-void ixt_iser_fetch(struct ixt_cmd *cmd);
+void ixt_iser_fetch(struct ixt_cmd *cmd, u32 off, u32 len);
 int ixt_iser_tx_init(struct ixt_iser_conn *ic);
 void ixt_iser_tx_stop(struct ixt_iser_conn *ic);
 void ixt_iser_tx_free(struct ixt_iser_conn *ic);

@@ -17,6 +17,7 @@
 #include <linux/wait.h>
 
 #include <rdma/ib_cm.h>
+#include <iscsi_xt/params.h>
 
 #include "fault.h"
 #include "iser.h"
@@ -184,7 +185,7 @@ static int ixt_iser_rx_cmd(struct ixt_iser_conn *ic,
 {
 	const struct iscsi_scsi_req *req = (const void *)(ctrl + 1);
 	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
-	u32 nr_in = cmd->bidi ? cmd->bidi->nr_lines : cmd->nr_lines;
+	u32 nr_lines = ixt_cmd_nr_lines(cmd);
 	int ret = 0;
 
 	icmd->flags = ctrl->flags;
@@ -192,12 +193,15 @@ static int ixt_iser_rx_cmd(struct ixt_iser_conn *ic,
 	icmd->write_va = be64_to_cpu(ctrl->write_va);
 	icmd->read_stag = be32_to_cpu(ctrl->read_stag);
 	icmd->read_va = be64_to_cpu(ctrl->read_va);
-	if (!cmd->nr_lines)
+	if (!nr_lines)
 		return 0;
+	/* Only a bidirectional command reads into a buffer of its own. */
 	if (req->flags & ISCSI_FLAG_CMD_READ)
-		ret = ixt_iser_xfer_alloc(&icmd->in, nr_in);
-	if (!ret && test_bit(IXT_CMD_F_SLOT, &cmd->flags))
-		ret = ixt_iser_xfer_alloc(&icmd->out, cmd->nr_lines);
+		ret = ixt_iser_xfer_alloc(&icmd->in,
+					  req->flags & ISCSI_FLAG_CMD_WRITE ?
+					  ixt_cmd_read_lines(cmd) : nr_lines);
+	if (!ret && ixt_cmd_has_slot(cmd))
+		ret = ixt_iser_xfer_alloc(&icmd->out, nr_lines);
 	return ret;
 }
 
@@ -209,19 +213,19 @@ static int ixt_iser_rx_cmd(struct ixt_iser_conn *ic,
 static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 {
 	const struct iser_ctrl *ctrl = rx->hdr;
-	struct ixt_conn *conn = &ic->conn;
+	struct ixt_conn *conn = iser_to_conn(ic);
 	struct ixt_rx_pdu *pdu = &ic->rx_pdu;
 	u32 ahs, dlen;
 	int ret;
 
 	if (rx->byte_len < IXT_ISER_HDRS_LEN) {
 		pr_err_ratelimited("%pISpc: %u-byte message, shorter than the iSER header and BHS\n",
-				   &conn->peer, rx->byte_len);
+				   ixt_conn_peer(conn), rx->byte_len);
 		return -EPROTO;
 	}
 	if ((ctrl->flags & 0xf0) != ISCSI_CTRL) {
 		pr_err_ratelimited("%pISpc: iSER message 0x%02x not supported\n",
-				   &conn->peer, ctrl->flags);
+				   ixt_conn_peer(conn), ctrl->flags);
 		return -EPROTO;
 	}
 	memset(pdu, 0, sizeof(*pdu));
@@ -229,16 +233,17 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 	ret = ixt_conn_check_hdr(conn, pdu);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: opcode 0x%02x with %u data bytes, limit %u\n",
-				   &conn->peer, pdu->hdr.opcode,
+				   ixt_conn_peer(conn), pdu->hdr.opcode,
 				   ixt_pdu_dlength(&pdu->hdr),
-				   conn->limits.max_recv_dlength);
+				   ixt_conn_max_recv_dlength(conn));
 		return ret;
 	}
 	ahs = ixt_pdu_ahs_len(&pdu->hdr);
 	dlen = ixt_pdu_dlength(&pdu->hdr);
 	if (IXT_ISER_HDRS_LEN + ahs + dlen > rx->byte_len) {
 		pr_err_ratelimited("%pISpc: opcode 0x%02x: %u bytes of AHS and data announced, %u received\n",
-				   &conn->peer, pdu->hdr.opcode, ahs + dlen,
+				   ixt_conn_peer(conn), pdu->hdr.opcode,
+				   ahs + dlen,
 				   rx->byte_len - (u32)IXT_ISER_HDRS_LEN);
 		return -EPROTO;
 	}
@@ -297,7 +302,7 @@ static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
 		spin_unlock_bh(&ic->rx_lock);
 	}
 	if (ret || ixt_iser_rx_post(ic, rx))
-		ixt_conn_close(&ic->conn);
+		ixt_conn_close(iser_to_conn(ic));
 	return true;
 }
 
@@ -315,8 +320,9 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			return;
 		}
 		pr_err_ratelimited("%pISpc: receive failed: %s\n",
-				   &ic->conn.peer, ib_wc_status_msg(wc->status));
-		ixt_conn_close(&ic->conn);
+				   ixt_iser_peer(ic),
+				   ib_wc_status_msg(wc->status));
+		ixt_conn_close(iser_to_conn(ic));
 		return;
 	}
 	/*
@@ -327,8 +333,8 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
 		atomic64_inc(&ixt_iser_stats.remote_invs);
 		pr_err_ratelimited("%pISpc: the initiator invalidated STag 0x%x, which the target never advertised: dropping the connection\n",
-				   &ic->conn.peer, wc->ex.invalidate_rkey);
-		ixt_conn_close(&ic->conn);
+				   ixt_iser_peer(ic), wc->ex.invalidate_rkey);
+		ixt_conn_close(iser_to_conn(ic));
 		return;
 	}
 	rx->byte_len = wc->byte_len;
@@ -345,7 +351,8 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	spin_unlock_bh(&ic->rx_lock);
-	if (ixt_conn_rx_stopped(&ic->conn) || ixt_iser_rx_handle(ic, rx, false))
+	if (ixt_conn_rx_stopped(iser_to_conn(ic)) ||
+	    ixt_iser_rx_handle(ic, rx, false))
 		return;
 	/* The core waits for cache lines: rx_work tries again soon. */
 	spin_lock_bh(&ic->rx_lock);
@@ -366,7 +373,7 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
 {
-	struct ixt_cmd *cmd = &container_of(x, struct ixt_iser_cmd, out)->cmd;
+	struct ixt_cmd *cmd = ixt_iser_out_cmd(x);
 	bool stopping, queued;
 
 	spin_lock_bh(&ic->rx_lock);
@@ -378,7 +385,7 @@ void ixt_iser_rx_fetched(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
 	if (stopping)
 		ixt_cmd_put(cmd);
 	else if (!queued)
-		ixt_conn_fetched(&ic->conn, cmd);
+		ixt_conn_fetched(iser_to_conn(ic), cmd);
 }
 
 /*
@@ -390,7 +397,7 @@ static void ixt_iser_rx_work(struct work_struct *work)
 {
 	struct ixt_iser_conn *ic = container_of(to_delayed_work(work),
 						struct ixt_iser_conn, rx_work);
-	struct ixt_conn *conn = &ic->conn;
+	struct ixt_conn *conn = iser_to_conn(ic);
 	int budget = IXT_ISER_RX_BUDGET;
 	struct ixt_iser_xfer *x;
 	struct ixt_iser_rx *rx;
@@ -411,9 +418,7 @@ static void ixt_iser_rx_work(struct work_struct *work)
 			ic->rx_backlog = false;
 		spin_unlock_bh(&ic->rx_lock);
 		if (x) {
-			ixt_conn_fetched(conn,
-					 &container_of(x, struct ixt_iser_cmd,
-						       out)->cmd);
+			ixt_conn_fetched(conn, ixt_iser_out_cmd(x));
 			continue;
 		}
 		if (!rx)
@@ -440,7 +445,7 @@ static void ixt_iser_rx_resume(struct ixt_conn *conn)
 static void ixt_iser_ffp_prepare(struct ixt_conn *conn, u32 *window)
 {
 	struct ixt_iser_conn *ic = to_iser_conn(conn);
-	const struct ixt_params *p = &conn->params;
+	const struct ixt_params *p = ixt_conn_params(conn);
 	u32 unexp = IXT_ISER_UNEXPECTED, per_cmd = 1, have, fit;
 
 	if (p->max_unexpected_pdus)
@@ -452,7 +457,7 @@ static void ixt_iser_ffp_prepare(struct ixt_conn *conn, u32 *window)
 	fit = have > unexp ? (have - unexp) / per_cmd : 1;
 	if (fit < *window) {
 		pr_info_ratelimited("%pISpc: command window %u, for the %u receives posted\n",
-				    &conn->peer, max(fit, 1U), have);
+				    ixt_conn_peer(conn), max(fit, 1U), have);
 		*window = max(fit, 1U);
 	}
 }
@@ -493,26 +498,23 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 	return len;
 }
 
-static struct ixt_cmd *ixt_iser_cmd_alloc(struct ixt_conn *conn)
-{
-	struct ixt_iser_cmd *icmd = ixt_fault(IXT_FAULT_ISER_CMD) ? NULL :
-		kmem_cache_zalloc(ixt_iser_cmd_cache, GFP_KERNEL);
-
-	if (!icmd)
-		return NULL;
-	INIT_LIST_HEAD(&icmd->in.entry);
-	INIT_LIST_HEAD(&icmd->out.entry);
-	return &icmd->cmd;
-}
-
-static void ixt_iser_cmd_free(struct ixt_cmd *cmd)
+/* cmd_init op: the transfers of a new command are on no list. */
+static void ixt_iser_cmd_init(struct ixt_cmd *cmd)
 {
 	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
-	struct ixt_iser_conn *ic = to_iser_conn(cmd->conn);
+
+	INIT_LIST_HEAD(&icmd->in.entry);
+	INIT_LIST_HEAD(&icmd->out.entry);
+}
+
+/* cmd_release op: what the command's transfers still map and hold. */
+static void ixt_iser_cmd_release(struct ixt_cmd *cmd)
+{
+	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
+	struct ixt_iser_conn *ic = to_iser_conn(ixt_cmd_conn(cmd));
 
 	ixt_iser_xfer_release(ic, &icmd->in);
 	ixt_iser_xfer_release(ic, &icmd->out);
-	kmem_cache_free(ixt_iser_cmd_cache, icmd);
 }
 
 static void ixt_iser_qp_destroy(struct ixt_iser_conn *ic)
@@ -559,7 +561,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	 * disconnects itself: a disconnect from the target first would
 	 * look like a connection failure to it. Two seconds at most.
 	 */
-	if (READ_ONCE(conn->state) == IXT_CONN_LOGOUT)
+	if (ixt_conn_state(conn) == IXT_CONN_LOGOUT)
 		wait_for_completion_timeout(&ic->cm_gone,
 					    IXT_ISER_LOGOUT_WAIT_SECS * HZ);
 	rdma_disconnect(ic->cm_id);
@@ -574,7 +576,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	cancel_delayed_work_sync(&ic->rx_work);
 	list_for_each_entry_safe(x, xn, &fetched, entry) {
 		list_del_init(&x->entry);
-		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
+		ixt_cmd_put(ixt_iser_out_cmd(x));
 	}
 	if (!done)
 		ixt_iser_qp_abandon(ic);
@@ -613,34 +615,43 @@ static void ixt_iser_free(struct ixt_conn *conn)
 	spin_lock(&ixt_iser_conns_lock);
 	list_del(&ic->entry);
 	spin_unlock(&ixt_iser_conns_lock);
-	kfree(ic);
 	wake_up_all(&ixt_iser_conns_wq);
 }
 
-const struct ixt_transport_ops ixt_iser_ops = {
+static const struct ixt_transport_ops ixt_iser_ops = {
 	.name			= "iser",
 	.flags			= IXT_XPRT_F_RDMA,
 	.max_recv_dlength	= IXT_ISER_RX_DSEG,
+	.conn_priv_size		= sizeof(struct ixt_iser_conn),
+	.cmd_priv_size		= sizeof(struct ixt_iser_cmd),
+	.conn_fault		= IXT_FAULT_ISER_CONN,
+	.cmd_fault		= IXT_FAULT_ISER_CMD,
+	.cache_fault		= IXT_FAULT_ISER_CMD_CACHE,
 	.queue			= ixt_iser_queue,
 	.rx_resume		= ixt_iser_rx_resume,
 	.shutdown		= ixt_iser_shutdown,
 	.free			= ixt_iser_free,
 	.local_addr		= ixt_iser_local_addr,
-	.cmd_alloc		= ixt_iser_cmd_alloc,
-	.cmd_free		= ixt_iser_cmd_free,
+	.cmd_init		= ixt_iser_cmd_init,
+	.cmd_release		= ixt_iser_cmd_release,
 	.ffp_prepare		= ixt_iser_ffp_prepare,
 	.fetch			= ixt_iser_fetch,
 	.show_info		= ixt_iser_show_info,
+};
+
+/* Registered by the module's init (iser_main.c). */
+struct ixt_transport ixt_iser_xprt = {
+	.ops			= &ixt_iser_ops,
 };
 
 static void ixt_iser_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct ixt_iser_conn *ic = ctx;
 
-	pr_err_ratelimited("%pISpc: QP event %s\n", &ic->conn.peer,
+	pr_err_ratelimited("%pISpc: QP event %s\n", ixt_iser_peer(ic),
 			   ib_event_msg(ev->event));
 	if (ev->event != IB_EVENT_COMM_EST)
-		ixt_conn_close(&ic->conn);
+		ixt_conn_close(iser_to_conn(ic));
 	else
 		rdma_notify(ic->cm_id, ev->event);
 }
@@ -834,6 +845,7 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	const struct iser_cm_hdr *cm = req->private_data;
 	const char *refused = ixt_iser_cm_hdr_refused(req);
 	struct ixt_iser_conn *ic;
+	struct ixt_conn *conn;
 	int ret;
 
 	if (refused) {
@@ -843,12 +855,12 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		return -EPROTO;
 	}
 
-	ic = ixt_fault(IXT_FAULT_ISER_CONN) ? NULL :
-	     kzalloc(sizeof(*ic), GFP_KERNEL);
-	if (!ic) {
+	conn = ixt_conn_alloc(&ixt_iser_xprt, &id->route.addr.dst_addr);
+	if (!conn) {
 		ret = -ENOMEM;
 		goto out_reject;
 	}
+	ic = to_iser_conn(conn);
 	ic->ctx = IXT_ISER_CTX_CONN;
 	ic->cm_id = id;
 	ic->snd_w_inv = !(cm->flags & ISER_SEND_W_INV_NOT_SUP);
@@ -863,8 +875,6 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	INIT_LIST_HEAD(&ic->rd_posted);
 	INIT_LIST_HEAD(&ic->tx_free);
 	INIT_DELAYED_WORK(&ic->rx_work, ixt_iser_rx_work);
-	memcpy(&ic->conn.peer, &id->route.addr.dst_addr,
-	       sizeof(ic->conn.peer));
 
 	ic->dev = ixt_iser_dev_get(id->device);
 	if (IS_ERR(ic->dev)) {
@@ -884,22 +894,22 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		ret = -ENOMEM;
 		goto out_destroy;
 	}
-	ret = ixt_conn_init(&ic->conn, &ixt_iser_ops, portal);
+	ret = ixt_conn_init(conn, portal);
 	if (ret)
 		goto out_destroy;
 	id->context = &ic->ctx;
 	ret = ixt_iser_cm_accept(ic, req);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: rdma_accept failed: %d\n",
-				    &ic->conn.peer, ret);
-		ixt_conn_uninit(&ic->conn);
+				    ixt_iser_peer(ic), ret);
+		ixt_conn_uninit(conn);
 		goto out_destroy;
 	}
 	spin_lock(&ixt_iser_conns_lock);
 	list_add_tail(&ic->entry, &ixt_iser_conns);
 	spin_unlock(&ixt_iser_conns_lock);
-	ixt_conn_start(&ic->conn);
-	pr_debug("%pISpc: iSER connection on %s, QP 0x%x\n", &ic->conn.peer,
+	ixt_conn_start(conn);
+	pr_debug("%pISpc: iSER connection on %s, QP 0x%x\n", ixt_iser_peer(ic),
 		 dev_name(&id->device->dev), ic->qp->qp_num);
 	return 0;
 
@@ -910,7 +920,7 @@ out_destroy:
 	if (ic->dev)
 		ixt_iser_dev_put(ic->dev);
 out_free:
-	kfree(ic);
+	ixt_conn_free(conn);
 out_reject:
 	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	return ret;
@@ -933,13 +943,13 @@ out_reject:
 void ixt_iser_conn_lost(struct ixt_iser_conn *ic, const char *what,
 			const char *how)
 {
-	struct ixt_conn *conn = &ic->conn;
+	struct ixt_conn *conn = iser_to_conn(ic);
 
 	if (ixt_conn_close(conn) &&
-	    READ_ONCE(conn->state) == IXT_CONN_FULL_FEATURE)
+	    ixt_conn_state(conn) == IXT_CONN_FULL_FEATURE)
 		pr_warn_ratelimited("%pISpc: connection lost: %s%s, commands in progress: %d\n",
-				    &conn->peer, what, how,
-				    atomic_read(&conn->nr_cmds));
+				    ixt_conn_peer(conn), what, how,
+				    ixt_conn_nr_cmds(conn));
 }
 
 /**
@@ -980,7 +990,7 @@ void ixt_iser_conns_close(struct ib_device *ibdev)
 			if (ibdev && ic->dev->ibdev != ibdev)
 				continue;
 			left = true;
-			ixt_conn_close(&ic->conn);
+			ixt_conn_close(iser_to_conn(ic));
 		}
 		spin_unlock(&ixt_iser_conns_lock);
 		if (!left)

@@ -61,7 +61,6 @@ MODULE_PARM_DESC(dbg_lose_sends,
 #endif
 
 struct ixt_iser_stats ixt_iser_stats;
-struct kmem_cache *ixt_iser_cmd_cache;
 static struct dentry *ixt_iser_debugfs;
 
 static int ixt_iser_stats_show(struct seq_file *m, void *v)
@@ -396,10 +395,9 @@ static int __init ixt_iser_init(void)
 {
 	int ret;
 
-	ixt_iser_cmd_cache = ixt_fault(IXT_FAULT_ISER_CMD_CACHE) ? NULL :
-			     KMEM_CACHE(ixt_iser_cmd, 0);
-	if (!ixt_iser_cmd_cache)
-		return -ENOMEM;
+	ret = ixt_transport_register(&ixt_iser_xprt);
+	if (ret)
+		return ret;
 	ixt_iser_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("stats", 0444, ixt_iser_debugfs, NULL,
 			    &ixt_iser_stats_fops);
@@ -416,7 +414,7 @@ out_unregister_client:
 	ib_unregister_client(&ixt_iser_client);
 out_debugfs:
 	debugfs_remove_recursive(ixt_iser_debugfs);
-	kmem_cache_destroy(ixt_iser_cmd_cache);
+	ixt_transport_unregister(&ixt_iser_xprt);
 	return ret;
 }
 
@@ -433,7 +431,7 @@ static void __exit ixt_iser_exit(void)
 	flush_workqueue(ixt_wq);
 	ib_unregister_client(&ixt_iser_client);
 	debugfs_remove_recursive(ixt_iser_debugfs);
-	kmem_cache_destroy(ixt_iser_cmd_cache);
+	ixt_transport_unregister(&ixt_iser_xprt);
 }
 
 module_init(ixt_iser_init);

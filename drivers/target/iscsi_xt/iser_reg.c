@@ -62,7 +62,7 @@ u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic)
 	      IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 	    !ibdev->attrs.max_fast_reg_page_list_len) {
 		pr_warn_ratelimited("%pISpc: %s has no fast registration: RDMA READs use the local DMA key\n",
-				    &ic->conn.peer, dev_name(&ibdev->dev));
+				    ixt_iser_peer(ic), dev_name(&ibdev->dev));
 		return 0;
 	}
 	return min_t(u32, ibdev->attrs.max_fast_reg_page_list_len,
@@ -121,7 +121,7 @@ int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 			      ic->reg_pages, 0);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: cannot allocate %u MRs of %u pages on %s: %d\n",
-				    &ic->conn.peer, nr, ic->reg_pages,
+				    ixt_iser_peer(ic), nr, ic->reg_pages,
 				    dev_name(&ibdev->dev), ret);
 		return ret;
 	}

@@ -165,9 +165,9 @@ static bool ixt_iser_wc_ok(struct ixt_iser_conn *ic, struct ib_wc *wc,
 		return false;
 	}
 	pr_err_ratelimited("%pISpc: %s failed: %s (vendor error 0x%x)\n",
-			   &ic->conn.peer, what, ib_wc_status_msg(wc->status),
-			   wc->vendor_err);
-	ixt_conn_close(&ic->conn);
+			   ixt_iser_peer(ic), what,
+			   ib_wc_status_msg(wc->status), wc->vendor_err);
+	ixt_conn_close(iser_to_conn(ic));
 	return false;
 }
 
@@ -281,7 +281,7 @@ static void ixt_iser_out_done(struct ib_cq *cq, struct ib_wc *wc)
 static void ixt_iser_tx_fail(struct ixt_iser_conn *ic)
 {
 	ic->tx_dead = true;
-	ixt_conn_close(&ic->conn);
+	ixt_conn_close(iser_to_conn(ic));
 }
 
 /* Turns @n work requests the builder made into a chain to post. */
@@ -373,7 +373,7 @@ static void ixt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ok = ixt_iser_wc_ok(ic, wc, "Send");
 	ixt_iser_tx_unmap(ic, tx);
 	tx->pdu = NULL;
-	ixt_conn_tx_done(&ic->conn, pdu);
+	ixt_conn_tx_done(iser_to_conn(ic), pdu);
 	spin_lock_bh(&ic->tx_lock);
 	list_add(&tx->entry, &ic->tx_free);
 	ixt_iser_sq_credit(ic, !ok);
@@ -429,7 +429,7 @@ static int ixt_iser_send_build(struct ixt_iser_conn *ic,
 	ret = ixt_iser_tx_map(ic, tx, pdu);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: cannot send opcode 0x%02x with %u data bytes: %d\n",
-				   &ic->conn.peer, pdu->hdr.opcode,
+				   ixt_iser_peer(ic), pdu->hdr.opcode,
 				   pdu->dlength, ret);
 		ixt_iser_tx_unmap(ic, tx);
 		return ret;
@@ -503,7 +503,7 @@ static bool ixt_iser_send(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	ret = ib_post_send(ic->qp, &tx->wr, &bad);
 	if (ret) {
 		pr_err_ratelimited("%pISpc: posting a Send failed: %d\n",
-				   &ic->conn.peer, ret);
+				   ixt_iser_peer(ic), ret);
 		ixt_iser_send_untake(ic, tx);
 		goto out_fail;
 	}
@@ -624,12 +624,12 @@ static bool ixt_iser_xfer_post(struct ixt_iser_conn *ic,
 	if (tx)
 		atomic64_inc(&ixt_iser_stats.chained_sends);
 	if (!read)
-		ixt_conn_tx_done(&ic->conn, pdu);
+		ixt_conn_tx_done(iser_to_conn(ic), pdu);
 	return true;
 
 out_fail:
 	pr_err_ratelimited("%pISpc: posting RDMA %s failed: %d\n",
-			   &ic->conn.peer, read ? "READ" : "WRITE", ret);
+			   ixt_iser_peer(ic), read ? "READ" : "WRITE", ret);
 	/* Nothing from @bad on was posted: the chained Send least of all. */
 	if (tx)
 		ixt_iser_send_untake(ic, tx);
@@ -694,7 +694,8 @@ static int ixt_iser_data_in(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 
 	if (!(icmd->flags & ISER_RSV)) {
 		pr_err_ratelimited("%pISpc: ITT 0x%08x reads %u bytes but gave no read STag\n",
-				   &ic->conn.peer, ixt_itt(icmd->cmd.itt),
+				   ixt_iser_peer(ic),
+				   ixt_itt(ixt_cmd_itt(iser_to_cmd(icmd))),
 				   pdu->dlength);
 		return -EPROTO;
 	}
@@ -752,28 +753,31 @@ void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
  * ixt_iser_fetch() - the transport's fetch op: RDMA READs of a write's
  *	solicited data straight into its cache lines
  * @cmd: the write; the core holds a reference for the fetch.
+ * @off: where the solicited data starts in its buffer: after the
+ *	unsolicited part.
+ * @len: bytes of solicited data.
  *
  * Context: Process context (the connection's receive path).
  */
-void ixt_iser_fetch(struct ixt_cmd *cmd)
+void ixt_iser_fetch(struct ixt_cmd *cmd, u32 off, u32 len)
 {
 	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
-	struct ixt_iser_conn *ic = to_iser_conn(cmd->conn);
+	struct ixt_iser_conn *ic = to_iser_conn(ixt_cmd_conn(cmd));
 	struct ixt_iser_xfer *x = &icmd->out;
-	u32 off = cmd->dpt.unsol_len;
 	int ret = -EPROTO;
 
 	if (!(icmd->flags & ISER_WSV)) {
 		pr_err_ratelimited("%pISpc: ITT 0x%08x writes %u bytes but gave no write STag\n",
-				   &ic->conn.peer, ixt_itt(cmd->itt),
-				   cmd->dpt.xfer_len - off);
+				   ixt_iser_peer(ic), ixt_itt(ixt_cmd_itt(cmd)),
+				   len);
 		goto out_fail;
 	}
 	x->read = true;
 	x->rkey = icmd->write_stag;
 	x->cqe.done = ixt_iser_out_done;
-	ret = ixt_iser_xfer_start(ic, x, cmd->bvec, cmd->nr_lines, off,
-				  cmd->dpt.xfer_len - off, icmd->write_va);
+	ret = ixt_iser_xfer_start(ic, x, ixt_cmd_bvec(cmd),
+				  ixt_cmd_nr_lines(cmd), off, len,
+				  icmd->write_va);
 	if (ret)
 		goto out_release;
 	spin_lock_bh(&ic->tx_lock);
@@ -791,7 +795,7 @@ out_release:
 	ixt_iser_xfer_release(ic, x);
 out_fail:
 	if (ret != -ESHUTDOWN)
-		ixt_conn_close(&ic->conn);
+		ixt_conn_close(iser_to_conn(ic));
 	ixt_cmd_put(cmd);
 }
 
@@ -896,7 +900,7 @@ bool ixt_iser_sq_wait(struct ixt_iser_conn *ic)
 			       IXT_ISER_LATE_FLUSH_SECS * HZ))
 		return true;
 	pr_err_ratelimited("%pISpc: %u signaled work requests not completed %u s after the queue pair was drained: abandoned\n",
-			   &ic->conn.peer, READ_ONCE(ic->sq_cr_nr),
+			   ixt_iser_peer(ic), READ_ONCE(ic->sq_cr_nr),
 			   IXT_ISER_LATE_FLUSH_SECS);
 	return false;
 }
@@ -930,7 +934,7 @@ void ixt_iser_sq_abandon(struct ixt_iser_conn *ic)
 			continue;
 		ixt_iser_tx_unmap(ic, tx);
 		tx->pdu = NULL;
-		ixt_conn_tx_done(&ic->conn, pdu);
+		ixt_conn_tx_done(iser_to_conn(ic), pdu);
 		n++;
 	}
 	atomic64_add(n, &ixt_iser_stats.abandoned_sends);
@@ -963,7 +967,7 @@ void ixt_iser_tx_stop(struct ixt_iser_conn *ic)
 	list_for_each_entry_safe(x, xn, &xfers, entry) {
 		list_del_init(&x->entry);
 		ixt_iser_xfer_release(ic, x);
-		ixt_cmd_put(&container_of(x, struct ixt_iser_cmd, out)->cmd);
+		ixt_cmd_put(ixt_iser_out_cmd(x));
 	}
 	list_for_each_entry_safe(pdu, pn, &pdus, entry) {
 		list_del_init(&pdu->entry);

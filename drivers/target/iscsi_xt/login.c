@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /* Login status: class in the high byte, detail in the low one. */
 #define IXT_LS(class, detail)	(((class) << 8) | (detail))
@@ -175,10 +176,10 @@ static void ixt_login_fail(struct ixt_conn *conn, u16 status)
 		ixt_stat_login_fail(login->tpg->tiqn,
 				    ixt_login_fail_type(status),
 				    login->initiator[0] ? login->initiator : NULL,
-				    &conn->peer);
+				    &conn->head.peer);
 
 	pr_warn_ratelimited("%pISpc: login of %s failed, status 0x%04x\n",
-			    &conn->peer,
+			    &conn->head.peer,
 			    login->initiator[0] ? login->initiator : "(unnamed)",
 			    status);
 	WRITE_ONCE(conn->state, IXT_CONN_LOGOUT);
@@ -612,7 +613,8 @@ static u16 ixt_login_join(struct ixt_conn *conn)
 	}
 	ixt_stat_login_accept(login->tpg->tiqn);
 	pr_info_ratelimited("%s: connection CID %u joined session TSIH %u from %pISpc\n",
-			    sess->initiator, conn->cid, sess->tsih, &conn->peer);
+			    sess->initiator, conn->cid, sess->tsih,
+			    &conn->head.peer);
 	return 0;
 }
 
@@ -661,10 +663,12 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	/* Apart, so that discovery sessions cannot crowd normal ones out. */
 	if (sess->discovery)
 		pr_info_ratelimited("%s: discovery session TSIH %u logged in from %pISpc\n",
-				    sess->initiator, sess->tsih, &conn->peer);
+				    sess->initiator, sess->tsih,
+				    &conn->head.peer);
 	else
 		pr_info_ratelimited("%s: normal session TSIH %u logged in from %pISpc\n",
-				    sess->initiator, sess->tsih, &conn->peer);
+				    sess->initiator, sess->tsih,
+				    &conn->head.peer);
 	return 0;
 }
 
@@ -673,7 +677,7 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 {
 	struct ixt_params *p = &conn->params;
 
-	conn->limits = (struct ixt_pdu_limits){
+	conn->head.limits = (struct ixt_pdu_limits){
 		.max_recv_dlength = p->target_recv_dlength,
 		.first_burst_length = p->first_burst_length,
 		.discovery = p->discovery,
@@ -681,7 +685,7 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 		.initial_r2t = p->initial_r2t,
 	};
 	/* Digests start with the PDUs after the final Login Response. */
-	conn->digests = (p->header_digest ? IXT_PDU_HDIGEST : 0) |
+	conn->head.digests = (p->header_digest ? IXT_PDU_HDIGEST : 0) |
 			(p->data_digest ? IXT_PDU_DDIGEST : 0);
 	WRITE_ONCE(conn->state, IXT_CONN_FULL_FEATURE);
 	ixt_conn_login_done(conn);

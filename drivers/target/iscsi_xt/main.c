@@ -10,10 +10,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "iscsi_xt.h"
+#include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "iscsi_xt.h"
 #include "pool.h"
+#include "session.h"
 
 /*
  * TPG queries. The target core asks these while it manages ACLs, LUN
@@ -152,12 +154,12 @@ static int __init ixt_init(void)
 	ret = ixt_pool_init();
 	if (ret)
 		goto out_debugfs;
-	ret = ixt_cmd_module_init();
+	ret = ixt_transport_register(&ixt_tcp_xprt);
 	if (ret)
 		goto out_pool;
 	ret = ixt_conn_module_init();
 	if (ret)
-		goto out_cmd;
+		goto out_tcp;
 	ret = target_register_template(&ixt_fabric_ops);
 	if (ret)
 		goto out_conn;
@@ -167,8 +169,8 @@ static int __init ixt_init(void)
 
 out_conn:
 	ixt_conn_module_exit();
-out_cmd:
-	ixt_cmd_module_exit();
+out_tcp:
+	ixt_transport_unregister(&ixt_tcp_xprt);
 out_pool:
 	ixt_pool_exit();
 out_debugfs:
@@ -182,7 +184,7 @@ static void __exit ixt_exit(void)
 	ixt_conn_module_exit();
 	ixt_pressure_exit();
 	target_unregister_template(&ixt_fabric_ops);
-	ixt_cmd_module_exit();
+	ixt_transport_unregister(&ixt_tcp_xprt);
 	ixt_pool_exit();
 }
 

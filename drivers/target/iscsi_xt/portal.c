@@ -23,6 +23,7 @@
 
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /**
  * struct ixt_portal - a listening endpoint, shared by every TPG portal

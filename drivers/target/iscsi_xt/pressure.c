@@ -21,6 +21,7 @@
 
 #include "conn.h"
 #include "pool.h"
+#include "session.h"
 
 /* How often the caps are sized again while they hold. */
 #define IXT_PRESSURE_TICK	(HZ / 4)

@@ -22,8 +22,10 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "session.h"
 
 /*
  * Protects ixt_sess_list, ixt_sess_ending, ixt_last_tsih and &struct
@@ -195,7 +197,7 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		    IXT_MAX_DISCOVERY_SESSIONS) {
 			atomic_dec(&ixt_discovery_sessions);
 			pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open\n",
-					    &conn->peer,
+					    &conn->head.peer,
 					    IXT_MAX_DISCOVERY_SESSIONS);
 			return -EBUSY;
 		}
@@ -724,7 +726,7 @@ static ssize_t ixt_sess_info_one(struct ixt_sess *sess, char *page,
 		/* LIO prints "SCTP" for every connection that is not TCP. */
 		len += sysfs_emit_at(page, len,
 				     "   Address %pISc %s  StatSN: 0x%08x\n",
-				     &conn->peer,
+				     &conn->head.peer,
 				     conn->ops->flags & IXT_XPRT_F_RDMA ?
 				     "iSER" : "TCP", conn->stat_sn);
 		if (conn->ops->show_info)

@@ -50,6 +50,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "session.h"
 
 /* Whether the backend may keep the calling thread for long. */
 static bool ixt_submit_may_block(struct se_cmd *se_cmd)
@@ -82,11 +83,11 @@ static void ixt_submit_order(struct ixt_sess *sess, struct se_cmd *se_cmd)
 static void ixt_submit_work(struct work_struct *work)
 {
 	struct ixt_cmd *cmd = container_of(work, struct ixt_cmd, submit_work);
-	struct ixt_sess *sess = cmd->conn->sess;
+	struct ixt_sess *sess = cmd->head.conn->sess;
 	struct se_cmd *se_cmd = &cmd->se_cmd;
 	bool ordered = ixt_submit_ordered(se_cmd);
 
-	if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
+	if (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags))
 		target_execute_cmd(se_cmd);
 	else
 		target_submit(se_cmd);
@@ -103,7 +104,7 @@ static void ixt_submit_work(struct work_struct *work)
  */
 static bool ixt_submit_defer(struct ixt_cmd *cmd)
 {
-	struct ixt_sess *sess = cmd->conn->sess;
+	struct ixt_sess *sess = cmd->head.conn->sess;
 	struct se_cmd *se_cmd = &cmd->se_cmd;
 
 	ixt_submit_order(sess, se_cmd);

@@ -16,8 +16,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "conn.h"
-#include "fault.h"
+#include "transport.h"
 
 /* A CRC32C digest on the wire. */
 #define IXT_TCP_DIGEST_LEN	4
@@ -51,8 +50,7 @@ enum ixt_tcp_recv_state {
 };
 
 /**
- * struct ixt_tcp_conn - a connection over TCP
- * @conn: the transport-neutral part.
+ * struct ixt_tcp_conn - the TCP transport's part of a connection
  * @sock: the connected socket.
  * @data_ready: the socket's own callback, restored at shutdown.
  * @write_space: likewise.
@@ -73,9 +71,11 @@ enum ixt_tcp_recv_state {
  *	@tx_off and @tx_digest.
  * @tx_off: bytes of @tx_cur sent so far.
  * @tx_digest: header digest, padding and data digest of @tx_cur.
+ *
+ * In front of the core's connection, in the block ixt_conn_alloc()
+ * allocates and the core frees after the free op.
  */
 struct ixt_tcp_conn {
-	struct ixt_conn conn;
 	struct socket *sock;
 	void (*data_ready)(struct sock *sk);
 	void (*write_space)(struct sock *sk);
@@ -100,11 +100,18 @@ struct ixt_tcp_conn {
 		u8 pad[ISCSI_PAD_LEN];
 		__le32 ddigest;
 	} tx_digest;
-};
+} __aligned(IXT_PRIV_ALIGN);
+
+IXT_PRIV_CHECK(struct ixt_tcp_conn);
 
 static inline struct ixt_tcp_conn *to_tcp_conn(struct ixt_conn *conn)
 {
-	return container_of(conn, struct ixt_tcp_conn, conn);
+	return (struct ixt_tcp_conn *)conn - 1;
+}
+
+static inline struct ixt_conn *tcp_to_conn(struct ixt_tcp_conn *tc)
+{
+	return (struct ixt_conn *)(tc + 1);
 }
 
 static const u8 ixt_tcp_zero_pad[ISCSI_PAD_LEN];
@@ -186,7 +193,7 @@ static void ixt_tcp_state_change(struct sock *sk)
 		case TCP_FIN_WAIT1:
 		case TCP_CLOSE_WAIT:
 		case TCP_CLOSE:
-			ixt_conn_close(&tc->conn);
+			ixt_conn_close(tcp_to_conn(tc));
 			break;
 		default:
 			break;
@@ -234,7 +241,7 @@ static int ixt_tcp_rcv_part(struct ixt_tcp_conn *tc)
 /* The BHS is in: validate it before reading a byte more. */
 static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
 {
-	struct ixt_conn *conn = &tc->conn;
+	struct ixt_conn *conn = tcp_to_conn(tc);
 	struct iscsi_hdr *hdr = (struct iscsi_hdr *)tc->rx_hdr;
 	u32 rest = ixt_pdu_ahs_len(hdr);
 	int ret;
@@ -244,13 +251,13 @@ static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
 	if (ret) {
 		/* Nothing sane to do with a segment that large: drop. */
 		pr_err_ratelimited("%pISpc: opcode 0x%02x with %u data bytes, limit %u\n",
-				   &conn->peer, hdr->opcode,
+				   ixt_conn_peer(conn), hdr->opcode,
 				   ixt_pdu_dlength(hdr),
-				   conn->limits.max_recv_dlength);
+				   ixt_conn_max_recv_dlength(conn));
 		return ret;
 	}
 
-	if (conn->digests & IXT_PDU_HDIGEST)
+	if (ixt_conn_digests(conn) & IXT_PDU_HDIGEST)
 		rest += IXT_TCP_DIGEST_LEN;
 	ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_HDR_REST,
 			   tc->rx_hdr + ISCSI_HDR_LEN, rest);
@@ -259,15 +266,15 @@ static int ixt_tcp_rcv_bhs(struct ixt_tcp_conn *tc)
 
 static int ixt_tcp_rcv_hdr_rest(struct ixt_tcp_conn *tc)
 {
-	struct ixt_conn *conn = &tc->conn;
+	struct ixt_conn *conn = tcp_to_conn(tc);
 	struct iscsi_hdr *hdr = (struct iscsi_hdr *)tc->rx_hdr;
 	u32 hlen = ISCSI_HDR_LEN + ixt_pdu_ahs_len(hdr);
 
-	if (conn->digests & IXT_PDU_HDIGEST &&
+	if (ixt_conn_digests(conn) & IXT_PDU_HDIGEST &&
 	    get_unaligned((__le32 *)(tc->rx_hdr + hlen)) !=
 	    ixt_tcp_crc(tc->rx_hdr, hlen, 0)) {
 		pr_err_ratelimited("%pISpc: header digest error\n",
-				   &conn->peer);
+				   ixt_conn_peer(conn));
 		return -EBADMSG;
 	}
 	memcpy(&tc->rx_pdu.hdr, hdr, ISCSI_HDR_LEN);
@@ -283,7 +290,7 @@ static u32 ixt_tcp_trailer_len(struct ixt_tcp_conn *tc)
 {
 	u32 len = ixt_pdu_pad_len(tc->rx_pdu.dlength);
 
-	if (tc->conn.digests & IXT_PDU_DDIGEST)
+	if (ixt_conn_digests(tcp_to_conn(tc)) & IXT_PDU_DDIGEST)
 		len += IXT_TCP_DIGEST_LEN;
 	return len;
 }
@@ -295,7 +302,7 @@ static int ixt_tcp_rcv_hdr_core(struct ixt_tcp_conn *tc)
 	u32 len;
 	int ret;
 
-	ret = ixt_conn_rx_hdr(&tc->conn, pdu);
+	ret = ixt_conn_rx_hdr(tcp_to_conn(tc), pdu);
 	if (ret)
 		return ret;
 	if (!pdu->dlength)
@@ -333,11 +340,11 @@ static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
 		return 0;
 	}
 	/* The digest covers the padding too, as received. */
-	if (tc->conn.digests & IXT_PDU_DDIGEST &&
+	if (ixt_conn_digests(tcp_to_conn(tc)) & IXT_PDU_DDIGEST &&
 	    get_unaligned((__le32 *)(pdu->data + dlength + pad)) !=
 	    ixt_tcp_crc(pdu->data, dlength + pad, 0)) {
 		pr_err_ratelimited("%pISpc: data digest error\n",
-				   &tc->conn.peer);
+				   ixt_conn_peer(tcp_to_conn(tc)));
 		return -EILSEQ;
 	}
 	return 1;
@@ -349,7 +356,7 @@ static int ixt_tcp_rcv_trailer(struct ixt_tcp_conn *tc)
 	u32 pad = ixt_pdu_pad_len(pdu->dlength);
 	u32 crc;
 
-	if (!(tc->conn.digests & IXT_PDU_DDIGEST))
+	if (!(ixt_conn_digests(tcp_to_conn(tc)) & IXT_PDU_DDIGEST))
 		return 1;
 	crc = ~le32_to_cpu(ixt_tcp_crc_bvec(pdu->bvec, pdu->bvec_off,
 					    pdu->dlength, 0));
@@ -357,7 +364,7 @@ static int ixt_tcp_rcv_trailer(struct ixt_tcp_conn *tc)
 	if (get_unaligned((__le32 *)(tc->rx_trailer + pad)) !=
 	    cpu_to_le32(crc)) {
 		pr_err_ratelimited("%pISpc: data digest error\n",
-				   &tc->conn.peer);
+				   ixt_conn_peer(tcp_to_conn(tc)));
 		return -EILSEQ;
 	}
 	return 1;
@@ -396,7 +403,7 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 {
 	struct ixt_tcp_conn *tc = container_of(to_delayed_work(work),
 					       struct ixt_tcp_conn, rx_work);
-	struct ixt_conn *conn = &tc->conn;
+	struct ixt_conn *conn = tcp_to_conn(tc);
 	int budget = IXT_TCP_BUDGET;
 	int ret;
 
@@ -416,7 +423,7 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 		if (ret < 0) {
 			if (ret != -ECONNRESET)
 				pr_debug("%pISpc: receive failed: %d\n",
-					 &conn->peer, ret);
+					 ixt_conn_peer(conn), ret);
 			ixt_conn_close(conn);
 			return;
 		}
@@ -527,7 +534,7 @@ static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 		tc->tx_off += ret;
 		/* A PDU sent in full stamps the queue in ixt_conn_tx_done(). */
 		if (tc->tx_off < total)
-			ixt_conn_tx_progress(&tc->conn);
+			ixt_conn_tx_progress(tcp_to_conn(tc));
 	}
 	return 0;
 }
@@ -567,7 +574,7 @@ static void ixt_tcp_tx_work(struct work_struct *work)
 {
 	struct ixt_tcp_conn *tc =
 		container_of(work, struct ixt_tcp_conn, tx_work);
-	struct ixt_conn *conn = &tc->conn;
+	struct ixt_conn *conn = tcp_to_conn(tc);
 	int budget = IXT_TCP_BUDGET;
 	bool more = false;
 	int ret;
@@ -584,7 +591,7 @@ static void ixt_tcp_tx_work(struct work_struct *work)
 		if (ret == -EAGAIN)
 			return;	/* write_space requeues us */
 		if (ret) {
-			pr_debug("%pISpc: send failed: %d\n", &conn->peer, ret);
+			pr_debug("%pISpc: send failed: %d\n", ixt_conn_peer(conn), ret);
 			ixt_conn_close(conn);
 			return;
 		}
@@ -661,7 +668,7 @@ static void ixt_tcp_shutdown(struct ixt_conn *conn)
 	 * keep what it could not send, up to its send buffer, for as long as
 	 * TCP retries.
 	 */
-	if (test_bit(IXT_CONN_F_ABORT, &conn->flags))
+	if (ixt_conn_aborted(conn))
 		sock_no_linger(tc->sock->sk);
 	else
 		kernel_sock_shutdown(tc->sock, SHUT_RDWR);
@@ -680,7 +687,6 @@ static void ixt_tcp_free(struct ixt_conn *conn)
 	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
 
 	kvfree(tc->rx_pdu.data);
-	kfree(tc);
 }
 
 static int ixt_tcp_local_addr(struct ixt_conn *conn,
@@ -694,11 +700,20 @@ static int ixt_tcp_local_addr(struct ixt_conn *conn,
 
 static const struct ixt_transport_ops ixt_tcp_ops = {
 	.name		= "tcp",
+	.conn_priv_size	= sizeof(struct ixt_tcp_conn),
+	.conn_fault	= IXT_FAULT_TCP_CONN,
+	.cmd_fault	= IXT_FAULT_CMD,
+	.cache_fault	= IXT_FAULT_CMD_CACHE,
 	.queue		= ixt_tcp_queue,
 	.rx_resume	= ixt_tcp_rx_resume,
 	.shutdown	= ixt_tcp_shutdown,
 	.free		= ixt_tcp_free,
 	.local_addr	= ixt_tcp_local_addr,
+};
+
+/* Registered by the core's module init. */
+struct ixt_transport ixt_tcp_xprt = {
+	.ops		= &ixt_tcp_ops,
 };
 
 /*
@@ -724,7 +739,7 @@ static int ixt_tcp_set_sock(struct ixt_tcp_conn *tc)
 		sk->sk_write_space = ixt_tcp_write_space;
 		tc->state_change = sk->sk_state_change;
 		sk->sk_state_change = ixt_tcp_state_change;
-		ixt_conn_start(&tc->conn);
+		ixt_conn_start(tcp_to_conn(tc));
 		/* Data may have arrived before the callbacks were in place. */
 		queue_delayed_work(ixt_wq, &tc->rx_work, 0);
 	}
@@ -744,13 +759,18 @@ static int ixt_tcp_set_sock(struct ixt_tcp_conn *tc)
  */
 int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock)
 {
+	struct sockaddr_storage peer;
 	struct ixt_tcp_conn *tc;
+	struct ixt_conn *conn;
 	int ret;
 
-	tc = ixt_fault(IXT_FAULT_TCP_CONN) ? NULL :
-	     kzalloc(sizeof(*tc), GFP_KERNEL);
-	if (!tc)
+	ret = kernel_getpeername(sock, (struct sockaddr *)&peer);
+	if (ret < 0)
+		return ret;
+	conn = ixt_conn_alloc(&ixt_tcp_xprt, &peer);
+	if (!conn)
 		return -ENOMEM;
+	tc = to_tcp_conn(conn);
 	tc->sock = sock;
 	INIT_DELAYED_WORK(&tc->rx_work, ixt_tcp_rx_work);
 	INIT_WORK(&tc->tx_work, ixt_tcp_tx_work);
@@ -758,21 +778,17 @@ int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock)
 	INIT_LIST_HEAD(&tc->tx_queue);
 	ixt_tcp_rcv_reset(tc);
 	sock->sk->sk_allocation = GFP_KERNEL;
-
-	ret = kernel_getpeername(sock, (struct sockaddr *)&tc->conn.peer);
-	if (ret < 0)
-		goto out_free_tc;
-	ret = ixt_conn_init(&tc->conn, &ixt_tcp_ops, portal);
+	ret = ixt_conn_init(conn, portal);
 	if (ret)
-		goto out_free_tc;
+		goto out_free_conn;
 	ret = ixt_tcp_set_sock(tc);
 	if (ret)
 		goto out_uninit_conn;
 	return 0;
 
 out_uninit_conn:
-	ixt_conn_uninit(&tc->conn);
-out_free_tc:
-	kfree(tc);
+	ixt_conn_uninit(conn);
+out_free_conn:
+	ixt_conn_free(conn);
 	return ret;
 }

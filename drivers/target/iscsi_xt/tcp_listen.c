@@ -18,8 +18,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "conn.h"
-#include "fault.h"
+#include "transport.h"
 
 /* Pending connections a listener queues before the accept work runs. */
 #define IXT_LISTEN_BACKLOG	256

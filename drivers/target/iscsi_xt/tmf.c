@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "session.h"
 
 /* The target core's function for an iSCSI one; TMR_UNKNOWN if none. */
 static u8 ixt_tmf_type(u8 function)
@@ -81,10 +82,11 @@ static void ixt_tmf_abort_conn_writes(struct ixt_conn *conn, void *arg)
 	for (i = 0; i < conn->nr_slots; i++) {
 		cmd = conn->slots[i];
 		if (!cmd || cmd->se_cmd.orig_fe_lun != scope->lun ||
-		    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->flags))
+		    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags))
 			continue;
 		/* ABORT TASK names one task; ITTs are the session's. */
-		if (scope->type == TMR_ABORT_TASK && cmd->itt != scope->rtt)
+		if (scope->type == TMR_ABORT_TASK &&
+		    cmd->head.itt != scope->rtt)
 			continue;
 		ixt_cmd_abort_write(cmd);
 	}
@@ -187,8 +189,8 @@ void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
 	rsp->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
 	rsp->flags = ISCSI_FLAG_CMD_FINAL;
 	rsp->response = ixt_tmf_response(se_cmd->se_tmr_req->response);
-	rsp->itt = cmd->itt;
-	ixt_conn_queue_resp(cmd->conn, pdu, true);
+	rsp->itt = cmd->head.itt;
+	ixt_conn_queue_resp(cmd->head.conn, pdu, true);
 }
 
 /**
@@ -206,5 +208,5 @@ void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
  */
 void ixt_tmf_aborted(struct ixt_cmd *cmd)
 {
-	ixt_tmf_respond(cmd->conn, cmd->itt, ISCSI_TMF_RSP_COMPLETE);
+	ixt_tmf_respond(cmd->head.conn, cmd->head.itt, ISCSI_TMF_RSP_COMPLETE);
 }

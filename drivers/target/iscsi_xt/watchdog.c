@@ -24,6 +24,7 @@
 #include <target/target_core_base.h>
 
 #include "conn.h"
+#include "session.h"
 
 static int ixt_watchdog_attrib(struct ixt_conn *conn, enum ixt_nacl_attr a)
 {
@@ -92,7 +93,8 @@ static void ixt_watchdog_work(struct work_struct *work)
 					    IXT_NA_NOPIN_RESPONSE_TIMEOUT);
 	if (ixt_conn_tx_stalled(conn, stall * HZ)) {
 		pr_err_ratelimited("%s: %pISpc read nothing of its responses for %d s, closing the connection\n",
-				   conn->sess->initiator, &conn->peer, stall);
+				   conn->sess->initiator, &conn->head.peer,
+				   stall);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;
@@ -100,7 +102,7 @@ static void ixt_watchdog_work(struct work_struct *work)
 	if (READ_ONCE(conn->r2t_waiting) &&
 	    time_after(now, READ_ONCE(conn->dataout_stamp) + dataout * HZ)) {
 		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
-				   conn->sess->initiator, &conn->peer,
+				   conn->sess->initiator, &conn->head.peer,
 				   dataout);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
@@ -110,7 +112,8 @@ static void ixt_watchdog_work(struct work_struct *work)
 		if (time_after(now, conn->nopin_deadline)) {
 			ixt_conn_timeout(conn);
 			pr_err_ratelimited("%s: no answer to NOP-In from %pISpc in %d s, closing the connection\n",
-					   conn->sess->initiator, &conn->peer,
+					   conn->sess->initiator,
+					   &conn->head.peer,
 					   ixt_watchdog_attrib(conn,
 							       IXT_NA_NOPIN_RESPONSE_TIMEOUT));
 			ixt_conn_close(conn);
