@@ -288,7 +288,7 @@ node_unload() {
 
 # The cluster's view and logs into the results, whatever happened.
 node_logs() {
-	crm_mon -1 -rf >"$IXT_OUT/crm_mon.log" 2>&1
+	! pidof pacemakerd >/dev/null || crm_mon -1 -rf >"$IXT_OUT/crm_mon.log" 2>&1
 	cat /proc/drbd >"$IXT_OUT/drbd.log" 2>&1
 	cp /var/log/pacemaker/pacemaker.log /var/log/corosync/corosync.log \
 		"$IXT_OUT/" 2>/dev/null
@@ -307,7 +307,7 @@ node() {
 		ixt_mvm_signal synced
 	else
 		ixt_mvm_step "DRBD UpToDate on both" eval \
-			'ixt_mvm_wait node1 synced 120 && grep -q " ds:UpToDate/" /proc/drbd'
+			'ixt_mvm_wait node1 synced 700 && grep -q " ds:UpToDate/" /proc/drbd'
 	fi
 	ixt_mvm_signal drbd-ready
 	ixt_mvm_step "DRBD down on both, for pacemaker to bring up" eval \
@@ -322,6 +322,7 @@ node() {
 		ixt_mvm_signal serving
 	fi
 	ixt_mvm_step "the initiator's requests served" ask_serve
+	node_logs
 	ixt_mvm_step "pacemaker and corosync stopped" cluster_stop
 	ixt_mvm_step "iscsi_xt and drbd unloaded" node_unload
 	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
@@ -446,12 +447,20 @@ fault() {
 	ixt_wait_for 60 io_started || return
 	t0=$EPOCHREALTIME
 	ask "$2" 120 "$3" || return
-	echo "$1: $2 ran $3 in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+	since "$t0" "$1: $2 ran \"crm node $3\""
 	ask "$other" 900 serving || return
-	echo "$1: the target runs on $other after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
-	ixt_wait_for 400 logged_in && ask "$other" 120 session && flowing 120 ||
-		return
+	since "$t0" "$1: the cluster runs the target on $other"
+	ixt_wait_for 400 logged_in && ask "$other" 120 session || return
+	since "$t0" "$1: the session logged in again, to $other"
+	flowing 120 || return
+	since "$t0" "$1: I/O flows"
 	echo "$1 $xport $t0 $EPOCHREALTIME" >>"$IXT_OUT/switches"
+}
+
+# since T0 WHAT: "WHAT after N s" (since T0) into fault.log.
+since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" -v w="$2" \
+		'BEGIN { printf "%s after %.1f s\n", w, b - a }' | tee -a "$IXT_OUT/fault.log"
 }
 
 # failover.tsv: for each fault, from the request: when I/O stopped, when
@@ -496,10 +505,13 @@ initiator() {
 	fio_start standby
 	ixt_mvm_step "crm node standby node1 under fio: the target moves to node2, the session logs in again, I/O resumes" \
 		fault standby node1 standby
+	sed 's/^/# /' "$IXT_OUT/fault.log"
 	sleep 20
 	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop standby
 	kill "$sampler_pid"
 	ixt_mvm_step "failover time written" fault_times
+	echo "# failover (case, transport, s from the request until I/O stopped, until it resumed, the stall):"
+	sed 's/^/#   /' "$IXT_OUT/failover.tsv"
 	ixt_mvm_step "the whole region verifies" verify_all
 	ixt_mvm_step "no I/O error on the disk" no_io_errors
 	ixt_mvm_step "logged out" iscsiadm -m node -T "$iqn" --logout
