@@ -35,8 +35,11 @@ rm -rf "$tree"
 mkdir -p "$tree/lib/modules/$kver"
 cp -al "$src/kernel" "$tree/lib/modules/$kver/"
 cp "$src"/modules.* "$tree/lib/modules/$kver/"
-make -s -C "$top" install DESTDIR="$tree" KVER="$kver" BUILD="$build" >/dev/null
-depmod -b "$tree" "$kver"
+if ! make -s -C "$top" install DESTDIR="$tree" KVER="$kver" BUILD="$build" \
+	>"$tree.log" 2>&1 || ! depmod -b "$tree" "$kver" >>"$tree.log" 2>&1; then
+	cat "$tree.log" >&2
+	exit 1
+fi
 
 for x in "${xports[@]}"; do
 	run=$build/vm/ha-$x
