@@ -216,7 +216,7 @@ crm_config() {
 # The target runs here: the cluster says so, its TPG is enabled with the
 # LUN on /dev/drbd0, and the floating address is up.
 serving() {
-	crm_resource --locate --resource p_ip 2>&1 | grep -q "running on: $IXT_ROLE\$" &&
+	crm_resource --locate --resource p_ip 2>&1 | grep -q "running on: $IXT_ROLE" &&
 		[ "$(cat "$cfs/iscsi/$iqn/tpgt_1/enable" 2>/dev/null)" = 1 ] &&
 		grep -qx /dev/drbd0 "$cfs"/iscsi/"$iqn"/tpgt_1/lun/lun_0/*/udev_path &&
 		ip -4 addr show dev initiator | grep -qF " $vip/"
@@ -444,7 +444,7 @@ flowing() {
 fault() {
 	local t0 other=node$((3 - ${2#node}))
 
-	ixt_wait_for 60 io_started || return
+	ixt_wait_for 60 io_started && sleep 10 || return
 	t0=$EPOCHREALTIME
 	ask "$2" 120 "$3" || return
 	since "$t0" "$1: $2 ran \"crm node $3\""
