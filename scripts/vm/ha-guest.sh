@@ -222,6 +222,24 @@ serving() {
 		ip -4 addr show dev initiator | grep -qF " $vip/"
 }
 
+# serving_within SECONDS: serving within SECONDS; the cluster's view
+# into the step's log every 30 s meanwhile, and pacemaker's log into the
+# results.
+serving_within() {
+	local end=$((SECONDS + $1)) next=0
+
+	until serving; do
+		if [ "$SECONDS" -ge "$next" ]; then
+			crm_mon -1 -rf 2>&1
+			cat /proc/drbd
+			cp /var/log/pacemaker/pacemaker.log "$IXT_OUT/" 2>/dev/null
+			next=$((SECONDS + 30))
+		fi
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
 # Nothing of the target left here, DRBD down.
 stopped() {
 	[ ! -d "$cfs/iscsi/$iqn" ] && ! grep -q '^ *0: cs:' /proc/drbd &&
@@ -253,7 +271,7 @@ ask_serve() {
 		finish)		rc=0 ;;
 		standby)	crm node standby "$IXT_ROLE" ;;
 		online)		crm node online "$IXT_ROLE" ;;
-		serving)	ixt_wait_for 600 serving ;;
+		serving)	serving_within 600 ;;
 		session)	ixt_wait_for 120 has_session ;;
 		synced)		ixt_wait_for 300 'drbd_state Connected UpToDate/UpToDate' ;;
 		secondary)	ixt_wait_for 300 'grep -q " ro:Secondary/Primary " /proc/drbd' ;;
@@ -318,7 +336,7 @@ node() {
 	ixt_mvm_step "pacemaker: both nodes online" ixt_wait_for 300 both_online
 	if [ "$IXT_ROLE" = node1 ]; then
 		ixt_mvm_step "resources loaded (crm configure load update)" crm_config
-		ixt_mvm_step "the cluster started the target here" ixt_wait_for 900 serving
+		ixt_mvm_step "the cluster started the target here" serving_within 600
 		ixt_mvm_signal serving
 	fi
 	ixt_mvm_step "the initiator's requests served" ask_serve
