@@ -48,6 +48,11 @@ packages=(
 	# and the nft that cuts a path, both run in the VMs only (see
 	# mpath_quiet below).
 	multipath-tools nftables
+	# make check-ha's (scripts/vm/ha.sh) cluster: corosync, pacemaker,
+	# crmsh (pcs needs pcsd and systemd), the stock resource agents and
+	# DRBD's tools (the kernel's drbd 8.4), run in the VMs only (see
+	# ha_quiet below).
+	corosync pacemaker crmsh resource-agents drbd-utils
 	# make deb: debhelper with its DKMS add-on (dh-dkms); dkms itself is
 	# what the package depends on, installed here so that the VM, which
 	# has the host's root file system, can install the package offline
@@ -126,6 +131,31 @@ mpath_quiet() {
 		multipathd shutdown >/dev/null 2>&1 || true
 		! pidof multipathd >/dev/null ||
 			log "warning: multipathd still runs on this host"
+	fi
+}
+
+# ha_quiet WAS_MISSING: after the cluster stack's first install, nothing
+# of it runs on the host or starts at boot, as for tgt: corosync and
+# pacemaker are enabled by their packages (started where systemd runs,
+# through invoke-rc.d otherwise), drbd's init script too. The VMs start
+# their own.
+ha_quiet() {
+	local s
+
+	[ -n "$1" ] || return 0
+	for s in pacemaker corosync drbd; do
+		if [ -d /run/systemd/system ]; then
+			systemctl disable --now "$s.service" >/dev/null 2>&1 || true
+		else
+			update-rc.d "$s" disable >/dev/null 2>&1 || true
+		fi
+	done
+	if pidof pacemakerd corosync >/dev/null; then
+		log "stopping the pacemaker and corosync that installing them started"
+		/etc/init.d/pacemaker stop >/dev/null 2>&1 || true
+		/etc/init.d/corosync stop >/dev/null 2>&1 || true
+		! pidof pacemakerd corosync >/dev/null ||
+			log "warning: pacemaker or corosync still runs on this host"
 	fi
 }
 
@@ -295,9 +325,11 @@ setup_abi2() {
 
 tgt_missing=$(missing_packages tgt)
 mpath_missing=$(missing_packages multipath-tools)
+ha_missing=$(missing_packages corosync pacemaker drbd-utils)
 install_packages "${packages[@]}"
 tgt_quiet "$tgt_missing"
 mpath_quiet "$mpath_missing"
+ha_quiet "$ha_missing"
 setup_kernel
 setup_tools
 setup_siw

@@ -11,7 +11,8 @@
 # - the rendezvous folder $IXT_SHARED, 9p without caching: a file another
 #   VM made is seen at once
 # - the shared disk, when multi.sh attached one, at $IXT_SHARED_DISK
-#   (/dev/disk/by-id/virtio-ixt-shared)
+#   (/dev/disk/by-id/virtio-ixt-shared), and the VM's own disk (-p) at
+#   $IXT_OWN_DISK (/dev/disk/by-id/virtio-ixt-own)
 #
 # multi.sh's job.sh exports IXT_ROLE, IXT_ROLES (every role of the run),
 # IXT_NICS (the roles wired to this one) and, for each such PEER (upper
@@ -65,8 +66,10 @@ ixt_mvm_setup() {
 	for peer in $IXT_NICS; do
 		ixt_mvm_nic "$peer" || ixt_env_die "cannot set up the NIC to $peer"
 	done
-	[ -z "${IXT_SHARED_DISK:-}" ] || ixt_mvm_disk ||
+	[ -z "${IXT_SHARED_DISK:-}" ] || ixt_mvm_disk ixt-shared "$IXT_SHARED_DISK" ||
 		ixt_env_die "no virtio disk with serial ixt-shared"
+	[ -z "${IXT_OWN_DISK:-}" ] || ixt_mvm_disk ixt-own "$IXT_OWN_DISK" ||
+		ixt_env_die "no virtio disk with serial ixt-own"
 }
 
 # ixt_mvm_var PEER NAME: the value of IXT_NAME with PEER (upper case) in it,
@@ -93,16 +96,17 @@ ixt_mvm_nic() {
 	export "IXT_RDMA_DEV_${peer^^}=${IXT_RDMA}_$peer"
 }
 
-# ixt_mvm_disk: the link /dev/disk/by-id/ makes with udev, found without.
+# ixt_mvm_disk SERIAL LINK: the link LINK in /dev/disk/by-id/ that udev
+# makes for the virtio disk of SERIAL, made without.
 ixt_mvm_disk() {
 	local s
 
 	modprobe virtio_blk || return 1
 	for s in /sys/block/vd*/serial; do
-		[ "$(cat "$s" 2>/dev/null)" = ixt-shared ] || continue
+		[ "$(cat "$s" 2>/dev/null)" = "$1" ] || continue
 		s=${s%/serial}
-		mkdir -p "${IXT_SHARED_DISK%/*}"
-		ln -sf "/dev/${s##*/}" "$IXT_SHARED_DISK"
+		mkdir -p "${2%/*}"
+		ln -sf "/dev/${s##*/}" "$2"
 		return 0
 	done
 	return 1

@@ -7,7 +7,8 @@
 # to choose; a full socket holds the sender back where UDP would drop).
 #
 #   scripts/vm/multi.sh [-d] [-t SECONDS] [-m MEM] [-c CPUS] [-s SIZE[:ROLES]]
-#                       -n NAME [-w ROLE1:ROLE2]... ROLE=SCRIPT[,ARG...]...
+#                       [-p SIZE[:ROLES]] -n NAME [-w ROLE1:ROLE2]...
+#                       ROLE=SCRIPT[,ARG...]...
 #
 #   -d          boot with run.sh's cheap debug options
 #   -t SECONDS  kill every VM still running after this long (default 1200)
@@ -15,6 +16,8 @@
 #   -c CPUS     each guest's vCPUs (default 1)
 #   -s SIZE     a raw disk of SIZE (truncate's units), attached to every VM,
 #               or only to ROLES (comma-separated)
+#   -p SIZE     a raw disk of SIZE of its own for every VM, or only for
+#               ROLES: build/vm/NAME/ROLE.img, serial ixt-own
 #   -n NAME     results folder build/vm/NAME (required)
 #   -w R1:R2    a wire between roles R1 and R2, at most one per pair; each
 #               role's NICs come in the order of its wires
@@ -27,7 +30,8 @@
 # Wire N (from 0) is 198.51.100.16N/28 and 2001:db8:0:N+1::/64, its first
 # role .16N+1 and ::1, its second .16N+2 and ::2; MTU 9000. Each VM's results go to
 # build/vm/NAME/ROLE/ as run.sh's do; the rendezvous folder shared by
-# all is build/vm/NAME/shared/, the disk build/vm/NAME/shared.img. The
+# all is build/vm/NAME/shared/, the disk build/vm/NAME/shared.img (each
+# VM's own disk, -p, build/vm/NAME/ROLE.img). The
 # job's output lines come prefixed with [ROLE]. The exit status is 0 when
 # every job exited 0, 124 when a VM was killed at the bound, 125 when one
 # ended without an exit status, 1 when a job failed.
@@ -41,6 +45,7 @@ timeout=1200
 mem=1536M
 cpus=1
 disk=
+own=
 name=
 wires=()
 
@@ -49,13 +54,14 @@ die() {
 	exit 2
 }
 
-while getopts "dt:m:c:s:n:w:" opt; do
+while getopts "dt:m:c:s:p:n:w:" opt; do
 	case "$opt" in
 	d)	debug=1 ;;
 	t)	timeout=$OPTARG ;;
 	m)	mem=$OPTARG ;;
 	c)	cpus=$OPTARG ;;
 	s)	disk=$OPTARG ;;
+	p)	own=$OPTARG ;;
 	n)	name=$OPTARG ;;
 	w)	wires+=("$OPTARG") ;;
 	*)	exit 2 ;;
@@ -63,7 +69,7 @@ while getopts "dt:m:c:s:n:w:" opt; do
 done
 shift $((OPTIND - 1))
 [ -n "$name" ] && [ $# -ge 1 ] ||
-	die "usage: $0 [-d] [-t S] [-m MEM] [-c CPUS] [-s SIZE[:ROLES]] -n NAME [-w R1:R2]... ROLE=SCRIPT[,ARG...]..."
+	die "usage: $0 [-d] [-t S] [-m MEM] [-c CPUS] [-s SIZE[:ROLES]] [-p SIZE[:ROLES]] -n NAME [-w R1:R2]... ROLE=SCRIPT[,ARG...]..."
 
 declare -A jobs=()
 roles=()
@@ -101,10 +107,16 @@ role_wires() {
 	done
 }
 
-# vm_args ROLE INDEX: sets qargs (QEMU's NICs, rendezvous share, disk) and
+# for_role SPEC ROLE: SPEC (-s's or -p's SIZE[:ROLES]) is given and names
+# ROLE, or names no roles.
+for_role() {
+	[ -n "$1" ] && [[ $1 != *:* || ,${1#*:}, == *,$2,* ]]
+}
+
+# vm_args ROLE INDEX: sets qargs (QEMU's NICs, rendezvous share, disks) and
 # extra (the job's variables) for ROLE, the INDEXth role given.
 vm_args() {
-	local role=$1 r=$2 i end peer mac nics=() v=() q d=${disk#*:}
+	local role=$1 r=$2 i end peer mac nics=() v=() q
 
 	qargs=(-pidfile "$run/$role/qemu.pid"
 		-fsdev "local,id=shared,path=$shared,security_model=none"
@@ -124,10 +136,17 @@ vm_args() {
 	extra="export IXT_ROLE=$role IXT_ROLES=$(printf %q "${roles[*]}") IXT_SHARED=$(printf %q "$shared")"
 	extra+=$'\n'"export IXT_NICS=$(printf %q "${nics[*]}")"
 	[ ${#v[@]} = 0 ] || extra+=$'\n'"export$(printf ' %q' "${v[@]}")"
-	[ -n "$disk" ] && [[ $disk != *:* || ,$d, == *,$role,* ]] || return 0
-	qargs+=(-drive "file=$run/shared.img,if=none,id=shared,format=raw,cache=none,file.locking=off"
-		-device "virtio-blk-pci,drive=shared,share-rw=on,serial=ixt-shared")
-	extra+=$'\n'"export IXT_SHARED_DISK=/dev/disk/by-id/virtio-ixt-shared"
+	if for_role "$disk" "$role"; then
+		qargs+=(-drive "file=$run/shared.img,if=none,id=shared,format=raw,cache=none,file.locking=off"
+			-device "virtio-blk-pci,drive=shared,share-rw=on,serial=ixt-shared")
+		extra+=$'\n'"export IXT_SHARED_DISK=/dev/disk/by-id/virtio-ixt-shared"
+	fi
+	if for_role "$own" "$role"; then
+		truncate -s "${own%%:*}" "$run/$role.img"
+		qargs+=(-drive "file=$run/$role.img,if=none,id=own,format=raw,cache=none"
+			-device "virtio-blk-pci,drive=own,serial=ixt-own")
+		extra+=$'\n'"export IXT_OWN_DISK=/dev/disk/by-id/virtio-ixt-own"
+	fi
 }
 
 # start_vm ROLE INDEX: the VM of ROLE in the background; its subshell marks
