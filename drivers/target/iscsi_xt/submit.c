@@ -41,8 +41,6 @@
  * through it the session.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 #include <target/target_core_backend.h>
