@@ -41,6 +41,11 @@
 #                      dm-multipath, an ALUA transition under fio
 #                      (scripts/vm/mpath.sh); each ends with "N passed, N
 #                      failed" (not part of make check)
+#   make check-ha      two target nodes under Pacemaker, Corosync and DRBD
+#                      with the stock iSCSITarget/iSCSILogicalUnit agents
+#                      (lio-t) and a floating IP, a planned switchover
+#                      under fio (scripts/vm/ha.sh; not part of check-full
+#                      yet)
 #   make check-debug   every kselftest on that kernel, the modules built against
 #                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
 #                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
@@ -180,6 +185,12 @@ check-multi:
 	scripts/vm/multi-smoke.sh $(BUILD)
 	scripts/vm/mpath.sh $(BUILD)
 
+# The active/passive pair under Pacemaker, Corosync and DRBD; not yet in
+# check-full (one pass so far).
+check-ha:
+	$(MAKE) modules
+	scripts/vm/ha.sh $(BUILD)
+
 # The module in a kernel source tree, built from Kconfig there.
 KSRC	?=
 KOBJ	?=
@@ -214,4 +225,4 @@ bench-check:
 
 .PHONY: all modules clean-module clean install uninstall deb dkms-abi setup debug-kernel \
 	build-check checkpatch kdoc unit fuzz fuzz-smoke kselftest kselftest-dkms check \
-	check-multi check-debug tree tree-check check-full demo soak bench bench-check
+	check-multi check-ha check-debug tree tree-check check-full demo soak bench bench-check
