@@ -20,10 +20,13 @@
 #     20 s (its first MiB is linear, so that the initiator's partition
 #     scan is quick). With a direct read held there, the connection is
 #     cut (ss -K), then the TPG disabled and enabled: the disable returns
-#     within 5 s, the target's socket of the connection is gone within
-#     5 s each time, the initiator logs in again and the ramdisk LUN
-#     writes and verifies while the read is still held; rmmod is refused
-#     meanwhile. The read completes once the backend lets it go.
+#     within 5 s, the target closes and releases its socket of the
+#     connection within 5 s of the cut and within 10 s of the disable
+#     (its Logout waits up to 5 s for the retried read the new
+#     connection holds), the initiator logs in again each time and the
+#     ramdisk LUN writes and verifies while the read is still held; rmmod
+#     is refused meanwhile. The read completes once the backend lets it
+#     go.
 # At the end no I/O error reached the initiator's block layer, every
 # cache line is back in the pool and the module unloads.
 
@@ -150,18 +153,27 @@ ini_port() {
 		awk '{ n = split($3, a, ":"); print a[n]; exit }'
 }
 
-# target_sock_gone PORT: within 5 s the target has no socket left for the
-# connection from the initiator's PORT (TIME-WAIT aside).
-target_sock_gone() {
-	local i f="( sport = :3260 and dport = :$1 )"
+# target_sock_released PORT SECS: within SECS seconds (wall clock, times
+# IXT_SLOW) the target has closed and released its socket of the
+# connection from the initiator's PORT: no socket of it is left but
+# orphans (ino:0), which the kernel finishes closing with the initiator
+# (FIN-WAIT-2 until the initiator closes its end: open-iscsi may take its
+# time there), and TIME-WAIT ones.
+target_sock_released() {
+	local end left f="( sport = :3260 and dport = :$1 )"
 
 	[ -n "$1" ] || return 1
-	for ((i = 0; i < 25; i++)); do
-		[ -z "$(ss -tnH state connected exclude time-wait "$f")" ] &&
+	end=$(($(date +%s%N) + $2 * IXT_SLOW * 1000000000))
+	while :; do
+		left=$(ss -tnHe state connected exclude time-wait "$f")
+		if [ -z "$left" ] || ! grep -Eqv ' ino:0( |$)' <<<"$left"; then
+			[ -z "$left" ] || ktap_print_msg "released, closing: $left"
 			return 0
+		fi
+		[ "$(date +%s%N)" -lt "$end" ] || break
 		sleep 0.2
 	done
-	ktap_print_msg "still there: $(ss -tnH state connected exclude time-wait "$f")"
+	ktap_print_msg "still held: $left"
 	return 1
 }
 
@@ -267,7 +279,7 @@ read_waits() {
 }
 
 cut_and_gone() {
-	cut '( dport = :3260 )' && target_sock_gone "$1"
+	cut '( dport = :3260 )' && target_sock_released "$1" 5
 }
 
 relogged_held() {
@@ -305,7 +317,7 @@ case_stuck() {
 	ixt_check "a direct read of the slow LUN is held in the backend" read_waits
 
 	port=$(ini_port)
-	ixt_check "ss -K cuts the connection; the target's socket is gone within 5 s" \
+	ixt_check "ss -K cuts the connection; the target releases its socket within 5 s" \
 		cut_and_gone "$port"
 	ixt_check "the initiator logs in again, the read still held" \
 		relogged_held $((acc + 1))
@@ -317,8 +329,11 @@ case_stuck() {
 	rc=$?
 	ixt_check "disabling TPG C with the read held returns in $IXT_TOOK_MS ms (5 s at most)" \
 		ixt_disabled_in_time $rc
-	ixt_check "the target's socket of that connection is gone within 5 s" \
-		target_sock_gone "$port"
+	# The initiator logs out; the Logout waits up to 5 s for the read
+	# the new connection holds (IXT_REINSTATE_WAIT_SECS), and its
+	# response closes the connection.
+	ixt_check "the target releases its socket of that connection within 10 s (the Logout's 5 s wait for the held read, and 5 s)" \
+		target_sock_released "$port" 10
 	ixt_check "rmmod iscsi_xt is refused with a command held" \
 		ixt_rmmod_refused iscsi_xt
 	sleep 1
