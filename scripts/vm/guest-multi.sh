@@ -21,7 +21,10 @@
 #
 # ixt_mvm_signal NAME tells the other VMs this one reached NAME;
 # ixt_mvm_wait ROLE NAME SECONDS waits for ROLE to reach NAME, and fails
-# when SECONDS pass or ROLE's VM ended first.
+# when SECONDS pass or ROLE's VM ended first. ixt_mvm_ask and
+# ixt_mvm_serve carry requests from one VM (the initiator) to another;
+# ixt_mvm_power asks the host to power a VM off or on. IXT_BOOT is the
+# number of this boot of the VM: 1, then 2 after a power off and on.
 
 . "$IXT_TOP/scripts/vm/guest-lib.sh"
 
@@ -134,4 +137,89 @@ ixt_mvm_wait() {
 	done
 }
 
+# ixt_mvm_power off|on ROLE: the host pulls ROLE's plug (its QEMU killed)
+# or boots it again (multi.sh); fails if the host refused, or gave no
+# answer within 60 s.
+ixt_mvm_power_seq=0
+ixt_mvm_power() {
+	local req end=$((SECONDS + 60))
+
+	ixt_mvm_power_seq=$((ixt_mvm_power_seq + 1))
+	req=$IXT_SHARED/power/$IXT_ROLE.$ixt_mvm_power_seq
+	echo "$1 $2" >"$IXT_SHARED/power/.$IXT_ROLE.$ixt_mvm_power_seq"
+	mv "$IXT_SHARED/power/.$IXT_ROLE.$ixt_mvm_power_seq" "$req"
+	until [ -e "$req.status" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+	[ "$(cat "$req.status")" = 0 ]
+}
+
+# ixt_wait_for SECONDS COMMAND: COMMAND (a shell string) succeeds within
+# SECONDS, tried every 0.5 s.
+ixt_wait_for() {
+	local end=$((SECONDS + $1))
+
+	until eval "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# ixt_mvm_serve HANDLER: runs what the initiator asks (ixt_mvm_ask), one
+# request after the other, until it asks to finish: each
+# $IXT_SHARED/initiator/ask.ROLE.SEQ holds an action, which "HANDLER
+# ACTION" runs (its output goes to requests.log); the exit status is the
+# answer, in $IXT_SHARED/ROLE/answer.SEQ. Fails if the initiator's VM
+# ends without asking to finish.
+ixt_mvm_serve() {
+	local handler=$1 seq=1 req action rc
+
+	mkdir -p "$IXT_SHARED/$IXT_ROLE"
+	# A VM booted again goes on after the requests it answered before.
+	while [ -e "$IXT_SHARED/$IXT_ROLE/answer.$seq" ]; do
+		seq=$((seq + 1))
+	done
+	while :; do
+		req=$IXT_SHARED/initiator/ask.$IXT_ROLE.$seq
+		if [ ! -e "$req" ]; then
+			[ ! -e "$IXT_SHARED/initiator.ended" ] || return 1
+			sleep 0.1
+			continue
+		fi
+		read -r action <"$req"
+		echo "request $seq: $action ($(date +%T.%N))" >>"$IXT_OUT/requests.log"
+		if [ "$action" = finish ]; then
+			rc=0
+		else
+			"$handler" "$action" >>"$IXT_OUT/requests.log" 2>&1
+			rc=$?
+		fi
+		echo "request $seq: status $rc ($(date +%T.%N))" >>"$IXT_OUT/requests.log"
+		echo "$rc" >"$IXT_SHARED/$IXT_ROLE/.answer.$seq"
+		mv "$IXT_SHARED/$IXT_ROLE/.answer.$seq" \
+			"$IXT_SHARED/$IXT_ROLE/answer.$seq"
+		[ "$action" != finish ] || return 0
+		seq=$((seq + 1))
+	done
+}
+
+# ixt_mvm_ask NODE SECONDS ACTION...: NODE runs ACTION (ixt_mvm_serve);
+# fails if it fails or gives no answer within SECONDS.
+declare -A ixt_mvm_seqs
+ixt_mvm_ask() {
+	local node=$1 secs=$2 seq
+
+	shift 2
+	seq=$((${ixt_mvm_seqs[$node]:-0} + 1))
+	ixt_mvm_seqs[$node]=$seq
+	echo "$*" >"$IXT_SHARED/initiator/.ask.$node.$seq"
+	mv "$IXT_SHARED/initiator/.ask.$node.$seq" \
+		"$IXT_SHARED/initiator/ask.$node.$seq"
+	ixt_mvm_wait "$node" "answer.$seq" "$secs" &&
+		[ "$(cat "$IXT_SHARED/$node/answer.$seq")" = 0 ]
+}
+
+IXT_BOOT=$(cat "$IXT_OUT/boot" 2>/dev/null || echo 1)
+export IXT_BOOT
 ixt_mvm_setup

@@ -18,7 +18,7 @@
 # and ocf:heartbeat:IPaddr2 with the floating address, colocated with
 # and ordered after DRBD's promotion, preferring node 1. Fencing is off
 # (stonith-enabled=false: /work/notes/ha-design.md says why). Then a
-# node runs what the initiator asks of it (ask_serve) until it is done.
+# node runs what the initiator asks of it (ixt_mvm_serve) until it is done.
 #
 # The initiator bridges its two NICs (one client network, as a switch
 # would make it) and holds an address beside the floating one; it
@@ -44,17 +44,6 @@ cip=203.0.113.100
 serial=5f0e1d2c
 cfs=/sys/kernel/config/target
 xport=${1:-tcp}
-
-# ixt_wait_for SECONDS COMMAND: COMMAND (a shell string) succeeds within
-# SECONDS, tried every second.
-ixt_wait_for() {
-	local end=$((SECONDS + $1))
-
-	until eval "$2"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 1
-	done
-}
 
 # --- the nodes ---
 
@@ -251,42 +240,19 @@ has_session() {
 	grep -q "$init_iqn" /sys/kernel/debug/iscsi_xt/sessions
 }
 
-# ask_serve: runs what the initiator asks (ask), one request after the
-# other, until it asks to finish: each $IXT_SHARED/initiator/ask.ROLE.SEQ
-# holds an action, its answer goes to $IXT_SHARED/ROLE/answer.SEQ (the
-# exit status).
-ask_serve() {
-	local seq=1 req action rc
-
-	while :; do
-		req=$IXT_SHARED/initiator/ask.$IXT_ROLE.$seq
-		if [ ! -e "$req" ]; then
-			[ ! -e "$IXT_SHARED/initiator.ended" ] || return 1
-			sleep 0.2
-			continue
-		fi
-		read -r action <"$req"
-		echo "request $seq: $action ($(date +%T.%N))" >>"$IXT_OUT/requests.log"
-		case $action in
-		finish)		rc=0 ;;
-		standby)	crm node standby "$IXT_ROLE" ;;
-		online)		crm node online "$IXT_ROLE" ;;
-		serving)	serving_within 600 ;;
-		session)	ixt_wait_for 120 has_session ;;
-		synced)		ixt_wait_for 300 'drbd_state Connected UpToDate/UpToDate' ;;
-		secondary)	ixt_wait_for 300 'grep -q " ro:Secondary/Primary " /proc/drbd' ;;
-		stop-all)	crm configure property stop-all-resources=true ;;
-		stopped)	ixt_wait_for 600 stopped ;;
-		*)		false ;;
-		esac >>"$IXT_OUT/requests.log" 2>&1
-		rc=$?
-		echo "request $seq: status $rc ($(date +%T.%N))" >>"$IXT_OUT/requests.log"
-		echo "$rc" >"$IXT_SHARED/$IXT_ROLE/.answer.$seq"
-		mv "$IXT_SHARED/$IXT_ROLE/.answer.$seq" \
-			"$IXT_SHARED/$IXT_ROLE/answer.$seq"
-		[ "$action" != finish ] || return 0
-		seq=$((seq + 1))
-	done
+# request ACTION: one request of the initiator (ixt_mvm_serve).
+request() {
+	case $1 in
+	standby)	crm node standby "$IXT_ROLE" ;;
+	online)		crm node online "$IXT_ROLE" ;;
+	serving)	serving_within 600 ;;
+	session)	ixt_wait_for 120 has_session ;;
+	synced)		ixt_wait_for 300 'drbd_state Connected UpToDate/UpToDate' ;;
+	secondary)	ixt_wait_for 300 'grep -q " ro:Secondary/Primary " /proc/drbd' ;;
+	stop-all)	crm configure property stop-all-resources=true ;;
+	stopped)	ixt_wait_for 600 stopped ;;
+	*)		false ;;
+	esac
 }
 
 # pacemakerd stops the daemons it started, then corosync stops.
@@ -339,7 +305,7 @@ node() {
 		ixt_mvm_step "the cluster started the target here" serving_within 600
 		ixt_mvm_signal serving
 	fi
-	ixt_mvm_step "the initiator's requests served" ask_serve
+	ixt_mvm_step "the initiator's requests served" ixt_mvm_serve request
 	node_logs
 	ixt_mvm_step "pacemaker and corosync stopped" cluster_stop
 	ixt_mvm_step "iscsi_xt and drbd unloaded" node_unload
@@ -347,21 +313,6 @@ node() {
 }
 
 # --- the initiator ---
-
-# ask NODE SECONDS ACTION: NODE runs ACTION (ask_serve); fails if it
-# fails or gives no answer within SECONDS.
-declare -A seqs
-ask() {
-	local node=$1 seq
-
-	seq=$((${seqs[$node]:-0} + 1))
-	seqs[$node]=$seq
-	echo "$3" >"$IXT_SHARED/initiator/.ask.$node.$seq"
-	mv "$IXT_SHARED/initiator/.ask.$node.$seq" \
-		"$IXT_SHARED/initiator/ask.$node.$seq"
-	ixt_mvm_wait "$node" "answer.$seq" "$2" &&
-		[ "$(cat "$IXT_SHARED/$node/answer.$seq")" = 0 ]
-}
 
 # One client network: the NICs to both nodes in a bridge (as a switch
 # would join them), this VM's address beside the floating one on it.
@@ -464,11 +415,11 @@ fault() {
 
 	ixt_wait_for 60 io_started && sleep 10 || return
 	t0=$EPOCHREALTIME
-	ask "$2" 120 "$3" || return
+	ixt_mvm_ask "$2" 120 "$3" || return
 	since "$t0" "$1: $2 ran \"crm node $3\""
-	ask "$other" 900 serving || return
+	ixt_mvm_ask "$other" 900 serving || return
 	since "$t0" "$1: the cluster runs the target on $other"
-	ixt_wait_for 400 logged_in && ask "$other" 120 session || return
+	ixt_wait_for 400 logged_in && ixt_mvm_ask "$other" 120 session || return
 	since "$t0" "$1: the session logged in again, to $other"
 	flowing 120 || return
 	since "$t0" "$1: I/O flows"
@@ -512,12 +463,12 @@ no_io_errors() {
 
 initiator() {
 	mkdir -p "$IXT_SHARED/initiator"
-	trap 'ask node1 60 finish; ask node2 60 finish; ixt_mvm_signal finished' EXIT
+	trap 'ixt_mvm_ask node1 60 finish; ixt_mvm_ask node2 60 finish; ixt_mvm_signal finished' EXIT
 	ixt_mvm_step "bridge br0 over the NICs to node1 and node2, $cip/24" client_net
 	ixt_mvm_step "node1 serves the target" ixt_mvm_wait node1 serving 1800
 	ixt_mvm_step "discovery through $vip lists $iqn" discover
 	ixt_mvm_step "logged in through $vip over $xport" login
-	ixt_mvm_step "node1 has the session" ask node1 120 session
+	ixt_mvm_step "node1 has the session" ixt_mvm_ask node1 120 session
 	sampler >"$IXT_OUT/iostat.log" 2>&1 &
 	sampler_pid=$!
 	fio_start standby
@@ -534,10 +485,10 @@ initiator() {
 	ixt_mvm_step "no I/O error on the disk" no_io_errors
 	ixt_mvm_step "logged out" iscsiadm -m node -T "$iqn" --logout
 	ixt_mvm_step "node1 online again: DRBD secondary there, in sync" eval \
-		'ask node1 120 online && ask node1 300 secondary && ask node2 300 synced'
-	ixt_mvm_step "the target stays on node2" ask node2 60 serving
+		'ixt_mvm_ask node1 120 online && ixt_mvm_ask node1 300 secondary && ixt_mvm_ask node2 300 synced'
+	ixt_mvm_step "the target stays on node2" ixt_mvm_ask node2 60 serving
 	ixt_mvm_step "the cluster stops every resource" eval \
-		'ask node2 120 stop-all && ask node1 600 stopped && ask node2 600 stopped'
+		'ixt_mvm_ask node2 120 stop-all && ixt_mvm_ask node1 600 stopped && ixt_mvm_ask node2 600 stopped'
 	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # An active/passive pair of target nodes under Pacemaker, Corosync and
-# DRBD with the stock resource agents (issue 34, phase 1): three VMs of
-# scripts/vm/multi.sh, node1 and node2 each with a disk of its own that
-# DRBD replicates over the wire between them, both wired to the
-# initiator, running scripts/vm/ha-guest.sh over TCP. The nodes load
+# DRBD with the stock resource agents: three VMs of scripts/vm/multi.sh,
+# node1 and node2 each with a disk of its own that DRBD replicates over
+# the wire between them, both wired to the initiator, running
+# scripts/vm/ha-guest.sh over TCP: a standby switchover, then a node
+# powered off, fenced through multi.sh's power requests, and booted
+# again. The nodes load
 # iscsi_xt as "make install" leaves it: it is installed here, with
 # DESTDIR, into a copy of the VM kernel's module tree
 # (build/vm/ha-modules/, hard links but for what depmod rewrites), which
@@ -44,7 +46,7 @@ fi
 for x in "${xports[@]}"; do
 	run=$build/vm/ha-$x
 	runs+=("$run")
-	IXT_BUILD=$build "$top/scripts/vm/multi.sh" -t 1800 -n "ha-$x" \
+	IXT_BUILD=$build "$top/scripts/vm/multi.sh" -t 3600 -n "ha-$x" \
 		-p 256M:node1,node2 -w node1:initiator -w node2:initiator \
 		-w node1:node2 node1="$guest,$x" node2="$guest,$x" \
 		initiator="$guest,$x" || true

@@ -14,7 +14,7 @@
 # both portals). ALUA groups tg1 (id 1, TPG 1's LUN) and tg2 (id 2) are
 # Active/Optimized and Active/Non-optimized, implicit transitions only;
 # the relative target port ids are pinned to the TPG tags. Then a node
-# runs what the initiator asks of it (ixt_mpath_ask) until it is done.
+# runs what the initiator asks of it (ixt_mvm_serve) until it is done.
 #
 # The initiator runs udevd and multipathd (prio alua, group_by_prio,
 # failback immediate, queue_if_no_path), discovers through node 1 and
@@ -23,8 +23,11 @@
 # (crc32c verify) through the map it moves the AO state from tg1 to tg2
 # on both nodes (implicit transition: tg2 first, never a moment without
 # an AO group), measures the time from the change to IO flowing on path
-# B only, then moves it back and measures the failback; the data is
-# verified again after. Each VM prints "ok N - ROLE: ..." lines and stops
+# B only, then moves it back and measures the failback. Over TCP it then
+# does the same for three faults on path A: the path cut, node 1's TPG
+# disabled, node 1's VM powered off (then booted again: a node whose
+# IXT_BOOT is 2 configures itself again). The data is verified again
+# after. Each VM prints "ok N - ROLE: ..." lines and stops
 # at the first failure with a non-zero exit status; the initiator writes
 # the times into failover.tsv.
 #
@@ -105,42 +108,16 @@ node_config() {
 		grep -q "tpgt_2/lun_0" "$(alua_dir tg2)/members"
 }
 
-# Runs what the initiator asks (ixt_mpath_ask), one request after the
-# other, until it asks to finish: each $IXT_SHARED/initiator/ask.ROLE.SEQ
-# holds an action, its answer goes to $IXT_SHARED/ROLE/answer.SEQ (the
-# exit status).
-node_serve() {
-	local seq=1 req action rc
-
-	while :; do
-		req=$IXT_SHARED/initiator/ask.$IXT_ROLE.$seq
-		if [ ! -e "$req" ]; then
-			[ ! -e "$IXT_SHARED/initiator.ended" ] || return 1
-			sleep 0.1
-			continue
-		fi
-		read -r action <"$req"
-		echo "request $seq: $action" >>"$IXT_OUT/requests.log"
-		case $action in
-		finish)	rc=0 ;;
-		alua\ *)
-			# shellcheck disable=SC2086
-			alua_set ${action#alua } >>"$IXT_OUT/requests.log" 2>&1
-			rc=$? ;;
-		tpg-disable)
-			tpg_enable 0
-			rc=$? ;;
-		tpg-enable)
-			tpg_enable 1
-			rc=$? ;;
-		*)	rc=2 ;;
-		esac
-		echo "$rc" >"$IXT_SHARED/$IXT_ROLE/.answer.$seq"
-		mv "$IXT_SHARED/$IXT_ROLE/.answer.$seq" \
-			"$IXT_SHARED/$IXT_ROLE/answer.$seq"
-		[ "$action" != finish ] || return 0
-		seq=$((seq + 1))
-	done
+# request ACTION: one request of the initiator (ixt_mvm_serve).
+request() {
+	case $1 in
+	alua\ *)
+		# shellcheck disable=SC2086
+		alua_set ${1#alua } ;;
+	tpg-disable)	tpg_enable 0 ;;
+	tpg-enable)	tpg_enable 1 ;;
+	*)		return 2 ;;
+	esac
 }
 
 node_teardown() {
@@ -159,29 +136,18 @@ node() {
 		ixt_mvm_wait "$other" published 600
 	ixt_mvm_step "two TPGs, ALUA groups tg1 AO and tg2 ANO, RTPIs 1 and 2" \
 		node_config
-	ixt_mvm_signal configured
-	ixt_mvm_step "the initiator's requests served" node_serve
+	# A boot after the host powered the node off and on says so.
+	if [ "$IXT_BOOT" = 1 ]; then
+		ixt_mvm_signal configured
+	else
+		ixt_mvm_signal "configured.$IXT_BOOT"
+	fi
+	ixt_mvm_step "the initiator's requests served" ixt_mvm_serve request
 	ixt_mvm_step "configuration cleared, modules unloaded" node_teardown
 	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 # --- the initiator ---
-
-# ixt_mpath_ask NODE ACTION...: NODE runs ACTION (node_serve); fails if
-# it fails or gives no answer within 60 s.
-declare -A seqs
-ixt_mpath_ask() {
-	local node=$1 seq ans
-
-	shift
-	seq=$((${seqs[$node]:-0} + 1))
-	seqs[$node]=$seq
-	echo "$*" >"$IXT_SHARED/initiator/.ask.$node.$seq"
-	mv "$IXT_SHARED/initiator/.ask.$node.$seq" \
-		"$IXT_SHARED/initiator/ask.$node.$seq"
-	ans=$IXT_SHARED/$node/answer.$seq
-	ixt_mvm_wait "$node" "answer.$seq" 60 && [ "$(cat "$ans")" = 0 ]
-}
 
 multipath_conf() {
 	cat >/etc/multipath.conf <<-EOT
@@ -236,17 +202,6 @@ mpath_stop() {
 	multipathd shutdown
 	wait
 	udevadm control --exit
-}
-
-# ixt_wait_for SECONDS COMMAND: COMMAND (a shell string) succeeds within
-# SECONDS, tried every 0.5 s.
-ixt_wait_for() {
-	local end=$((SECONDS + $1))
-
-	until eval "$2"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.5
-	done
 }
 
 # discover ADDR: SendTargets through ADDR lists both nodes' portals, each
@@ -448,7 +403,7 @@ alua_ask() {
 	local state=1
 
 	[ "$2" != "$3" ] || state=0
-	ixt_mpath_ask "$1" alua "$2" "$state"
+	ixt_mvm_ask "$1" 60 alua "$2" "$state"
 }
 
 # switch CASE DIRECTION FROM TO DISK: move the AO state from group FROM
@@ -464,8 +419,9 @@ switch() {
 }
 
 # cut CASE: fault CASE on path A (node 1): cut (nftables drops every
-# packet on the initiator's NIC to node 1), tpg (node 1's TPG disabled);
-# uncut CASE ends it.
+# packet on the initiator's NIC to node 1), tpg (node 1's TPG disabled),
+# stop (node 1's VM powered off, a pulled plug); uncut CASE ends it
+# (node 1 boots again and is configured as before).
 cut() {
 	case $1 in
 	cut)	nft -f - <<-EOT
@@ -475,14 +431,16 @@ cut() {
 		}
 		EOT
 		;;
-	tpg)	ixt_mpath_ask node1 tpg-disable ;;
+	tpg)	ixt_mvm_ask node1 60 tpg-disable ;;
+	stop)	ixt_mvm_power off node1 ;;
 	esac
 }
 
 uncut() {
 	case $1 in
 	cut)	nft delete table inet ixtcut ;;
-	tpg)	ixt_mpath_ask node1 tpg-enable ;;
+	tpg)	ixt_mvm_ask node1 60 tpg-enable ;;
+	stop)	ixt_mvm_power on node1 && ixt_mvm_wait node1 configured.2 900 ;;
 	esac
 }
 
@@ -498,6 +456,8 @@ fault() {
 	sleep 5
 	t0=$EPOCHREALTIME
 	uncut "$1" || return
+	# Node 1's boot is not the failback's.
+	[ "$1" != stop ] || t0=$EPOCHREALTIME
 	t=$(flowing_on "$sda" 60) || { map_paths; multipath -ll; return 1; }
 	echo "$1 failback: IO on $sda only after $t s"
 	echo "$1 failback $t $t0" >>"$IXT_OUT/switches"
@@ -538,7 +498,7 @@ no_io_errors() {
 
 initiator() {
 	mkdir -p "$IXT_SHARED/initiator"
-	trap 'ixt_mpath_ask node1 finish; ixt_mpath_ask node2 finish; ixt_mvm_signal finished' EXIT
+	trap 'ixt_mvm_ask node1 60 finish; ixt_mvm_ask node2 60 finish; ixt_mvm_signal finished' EXIT
 	ixt_mvm_step "udevd and multipathd running" mpath_start
 	ixt_mvm_step "node 1 configured" ixt_mvm_wait node1 configured 900
 	ixt_mvm_step "node 2 configured" ixt_mvm_wait node2 configured 900
@@ -569,6 +529,10 @@ initiator() {
 		ixt_mvm_step "node 1's TPG disabled under fio: IO moves to path B and back" \
 			eval 'sleep 5 && fault tpg'
 		ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop tpg
+		fio_start 900 stop
+		ixt_mvm_step "node 1 powered off under fio: IO moves to path B; booted again, back to A" \
+			eval 'sleep 5 && fault stop'
+		ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop stop
 	else
 		echo "# path cut and TPG disable not run over $xport: path A did not come back after the cut (open)"
 	fi

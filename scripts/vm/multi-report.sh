@@ -15,8 +15,13 @@ shift
 pass=0
 fail=0
 for run; do
-	pass=$((pass + $(cat "$run"/*/output.log | grep -c '^ok ' || true)))
-	fail=$((fail + $(cat "$run"/*/output.log | grep -c '^not ok ' || true)))
+	# A VM powered off and on again kept its earlier boots' output in
+	# ROLE/bootN/.
+	logs=$(find "$run" -mindepth 2 -maxdepth 3 -name output.log)
+	# shellcheck disable=SC2086 # paths without blanks: multi.sh's
+	pass=$((pass + $(cat $logs | grep -c '^ok ' || true)))
+	# shellcheck disable=SC2086
+	fail=$((fail + $(cat $logs | grep -c '^not ok ' || true)))
 	for role in $roles; do
 		if [ "$(cat "$run/$role/status" 2>/dev/null)" = 0 ]; then
 			echo "ok - ${run##*/} $role: the VM's job ended with status 0"

@@ -35,6 +35,11 @@
 # job's output lines come prefixed with [ROLE]. The exit status is 0 when
 # every job exited 0, 124 when a VM was killed at the bound, 125 when one
 # ended without an exit status, 1 when a job failed.
+#
+# A job may ask the host to power a VM off, as a pulled plug (its QEMU
+# killed), and on again: a new boot of the same job, with IXT_BOOT 2, 3...
+# (guest-multi.sh's ixt_mvm_power). The output of boot N goes on in
+# ROLE/; the files of the boots before it move to ROLE/bootN-1/.
 
 set -euo pipefail
 
@@ -149,6 +154,31 @@ vm_args() {
 	fi
 }
 
+# boots ROLE: the VM of ROLE, booted again each time the host powered it
+# off and on (power_off, power_on); sets timed_out.
+boots() {
+	local role=$1 out=$run/$1 boot=1 f
+
+	while :; do
+		echo "$boot" >"$out/boot"
+		ixt_vm_run "$out" "$name/$role" "$cpus" "$mem" "$timeout" "$role" "${qargs[@]}"
+		[ -z "$timed_out" ] && [ -e "$out/powered-off" ] || return 0
+		echo "vm: $name/$role: powered off after ${SECONDS}s" >&2
+		until [ -e "$out/power-on" ]; do
+			[ "$SECONDS" -lt "$vm_deadline" ] || { timed_out=1; return 0; }
+			sleep 1
+		done
+		mkdir "$out/boot$boot"
+		for f in output.log console.log console-boot1.log started status dmesg.log; do
+			[ ! -e "$out/$f" ] || mv "$out/$f" "$out/boot$boot/"
+		done
+		rm -f "$out/powered-off" "$out/power-on"
+		: >"$out/output.log"
+		boot=$((boot + 1))
+		echo "vm: $name/$role: powered on after ${SECONDS}s: boot $boot" >&2
+	done
+}
+
 # start_vm ROLE INDEX: the VM of ROLE in the background; its subshell marks
 # a VM killed at the bound (OUT/timed-out) and tells the others it ended.
 start_vm() {
@@ -160,7 +190,7 @@ start_vm() {
 	script=$(realpath "${a[0]}")
 	ixt_vm_job "$out" "$extra" "$script" "${a[@]:1}"
 	(
-		ixt_vm_run "$out" "$name/$role" "$cpus" "$mem" "$timeout" "$role" "${qargs[@]}"
+		boots "$role"
 		[ -z "$timed_out" ] || : >"$out/timed-out"
 		: >"$shared/$role.ended"
 		echo "vm: $name/$role: ended after ${SECONDS}s" >&2
@@ -168,17 +198,70 @@ start_vm() {
 	pids+=($!)
 }
 
+# qemu_pid ROLE: the pid of ROLE's QEMU, when it runs.
+qemu_pid() {
+	local pid
+
+	pid=$(cat "$run/$1/qemu.pid" 2>/dev/null) &&
+		grep -qF "$run/" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+}
+
+# power_off ROLE: ROLE's QEMU killed (SIGKILL: nothing of the guest runs
+# on, its disks keep what they had), its subshell told to wait for
+# power_on. A VM already off stays off: done.
+power_off() {
+	local pid i
+
+	[ -n "${jobs[$1]:-}" ] && [ ! -e "$shared/$1.ended" ] || return 1
+	[ ! -e "$run/$1/powered-off" ] || return 0
+	pid=$(qemu_pid "$1") || return 1
+	: >"$run/$1/powered-off"
+	kill -KILL "$pid"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# power_on ROLE: ROLE's subshell told to boot it again; a VM already on
+# stays on: done.
+power_on() {
+	if [ -e "$run/$1/powered-off" ]; then
+		: >"$run/$1/power-on"
+	else
+		qemu_pid "$1" >/dev/null
+	fi
+}
+
+# power_requests: the jobs' requests (ixt_mvm_power), each
+# shared/power/ASKER.SEQ holding "off ROLE" or "on ROLE", answered in
+# ASKER.SEQ.status (0 when done).
+power_requests() {
+	local req action role rc
+
+	for req in "$shared"/power/*; do
+		[[ -e $req && $req != *.status && ! -e $req.status ]] || continue
+		read -r action role <"$req"
+		case $action in
+		off)	power_off "$role" ;;
+		on)	power_on "$role" ;;
+		*)	false ;;
+		esac
+		rc=$?
+		echo "vm: $name: power $action $role asked by ${req##*/}: status $rc" >&2
+		echo "$rc" >"$req.status"
+	done
+}
+
 # kill_vms: the VMs' subshells first (else they would boot again), then
 # their QEMUs.
 kill_vms() {
-	local f pid
+	local role pid
 
 	kill "${pids[@]}" 2>/dev/null || true
-	for f in "$run"/*/qemu.pid; do
-		pid=$(cat "$f" 2>/dev/null) || continue
-		if grep -qF "$run/" "/proc/$pid/cmdline" 2>/dev/null; then
-			kill "$pid"
-		fi
+	for role in "${roles[@]}"; do
+		pid=$(qemu_pid "$role") && kill "$pid"
 	done
 }
 
@@ -192,6 +275,7 @@ wait_vms() {
 			kill -0 "$pid" 2>/dev/null && alive=1
 		done
 		[ -n "$alive" ] || break
+		power_requests
 		if [ -z "$ready" ]; then
 			ready=$SECONDS
 			for role in "${roles[@]}"; do
@@ -234,7 +318,7 @@ report() {
 . "$top/scripts/vm/qemu-lib.sh"
 ixt_vm_kernel "$debug"
 rm -rf "$run"
-mkdir -p "$shared"
+mkdir -p "$shared/power"
 [ -z "$disk" ] || truncate -s "${disk%%:*}" "$run/shared.img"
 # shellcheck disable=SC2034 # read by qemu-lib.sh's boots
 vm_deadline=$((SECONDS + timeout))
