@@ -109,16 +109,27 @@ tcp_trouble() {
 		     END { print r + 0, t + 0 }'
 }
 
-# cost_snapshot FILE: what bench.sh -C divides by the IOs of a cell,
-# counted since boot: "ctxt N", "softirqs N", and iscsi_xt's cost file
-# ("cmds N", "payload_bytes N"...) while iscsi_xt is loaded.
+# cost_snapshot FILE DEVICE...: what bench.sh -C divides by the IOs of a
+# cell, counted since boot: "ios N" (the reads and writes the initiator's
+# DEVICEs completed: fio's ramp included, which its own counts leave
+# out), "ctxt N", "softirqs N", and iscsi_xt's cost file ("cmds N",
+# "payload_bytes N"...) while iscsi_xt is loaded.
 cost_snapshot() {
+	local f=$1 dev n=0 s
+
+	shift
+	for dev in "$@"; do
+		dev=$(readlink -f "$dev")
+		read -ra s <"/sys/class/block/${dev##*/}/stat" || return
+		n=$((n + s[0] + s[4]))
+	done
 	{
+		echo "ios $n"
 		awk '/^ctxt / { print "ctxt", $2 }' /proc/stat
 		awk 'NR > 1 { for (i = 2; i <= NF; i++) n += $i }
 		     END { print "softirqs", n }' /proc/softirqs
 		cat /sys/kernel/debug/iscsi_xt/cost 2>/dev/null
-	} >"$1"
+	} >"$f"
 }
 
 # The tracepoints bench.sh -C counts with perf stat: work items run, slab
@@ -143,7 +154,7 @@ run_cell() {
 		perf+=(perf stat -a -x ";" -o "$f.stat" -e "$perf_events" --
 		       perf record -q -a -F 250 -e cpu-clock -o "/run/$(basename "$f").perf" --)
 	tcp_trouble >/dev/null
-	[ -n "$cost" ] && cost_snapshot "$f.cost0"
+	[ -n "$cost" ] && cost_snapshot "$f.cost0" "$@"
 	b0=$(cpu_busy)
 	# A target that stops answering fails the cell once the initiator
 	# gives up (SCSI timeout, then the session's replacement timeout);
@@ -156,7 +167,7 @@ run_cell() {
 		"${files[@]}" >"$f.log" 2>&1
 	rc=$?
 	b1=$(cpu_busy)
-	[ -n "$cost" ] && cost_snapshot "$f.cost1"
+	[ -n "$cost" ] && cost_snapshot "$f.cost1" "$@"
 	tcp=$(tcp_trouble)
 	[ -n "$profile" ] && perf_report "/run/$(basename "$f").perf" "$f.perf.txt"
 	echo "$target $tp $bs $cell $round $((b1 - b0)) $tcp $rc $f.json" >>"$pending"
@@ -219,14 +230,18 @@ def counts(path):
     return out
 
 
-def cost_per_io(base, runs_ios):
-    """bench.sh -C's figures of a cell, divided by RUNS_IOS, the IOs of
-    its whole run (ramp included)."""
+def cost_per_io(base):
+    """bench.sh -C's figures of a cell, divided by the IOs of its whole
+    run, ramp included, as the initiator's block devices counted them:
+    the counters cover the same span."""
     try:
         c0, c1 = counts(base + ".cost0"), counts(base + ".cost1")
     except OSError:
         return {}
     d = {k: c1[k] - c0[k] for k in c1 if k in c0}
+    runs_ios = d.get("ios")
+    if not runs_ios:
+        return {}
     try:
         perf = counts(base + ".cost")
     except OSError:
@@ -285,11 +300,8 @@ for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
                             float(v[0]) * secs / (secs + int(ramp)) / ios, 2)
         except OSError:
             pass
-        # With -C: the cost of an IO (counted over the whole run, ramp
-        # included, hence pro rata as the CPU), and iscsi_xt's own counts.
-        if ios:
-            rec.update(cost_per_io(path[:-len(".json")],
-                                   ios * (secs + int(ramp)) / secs))
+        # With -C: the cost of an IO, and iscsi_xt's own counts.
+        rec.update(cost_per_io(path[:-len(".json")]))
     except Exception as e:
         rec["error"] = "fio: %s" % e
     print(json.dumps(rec))
