@@ -9,7 +9,7 @@
 # driver; over iSER on soft-iWARP siw0, iscsi_xt against tgtd (LIO
 # cannot listen there).
 #
-#   scripts/bench/bench.sh [-q | -s | -c] [-P] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
+#   scripts/bench/bench.sh [-q | -s | -c] [-P] [-C] [-r ROUNDS] [-t LIST] [-j LIST] [-p PARAMS] [CELL...]
 #
 #   -q          quick: one round, 3 s cells after a 1 s ramp
 #   -s          smoke test of the harness (make check-full): one round of
@@ -30,6 +30,17 @@
 #               time they go on and off, and under TCG text patching has
 #               ended in an int3 oops twice (in __schedule during a -P
 #               smoke run, and once at boot with no perf at all)
+#   -C          cost: what an IO costs, counted, for each cell and
+#               target: the guest's context switches and softirqs
+#               (/proc/stat, /proc/softirqs), and with perf stat -a the
+#               work items run and slab allocations (tracepoints
+#               workqueue:workqueue_execute_start, kmem:kmem_cache_alloc,
+#               kmem:kmalloc), each per IO; for iscsi_xt also its debugfs
+#               cost file: bytes copied per payload byte, cache lines per
+#               IO. Into build/bench/cost.md. Not in make check's smoke
+#               (-c), nor in make bench's default (BENCH_FLAGS=-C asks for
+#               it): the tracepoints go on and off around each cell, which
+#               patches kernel text, as -P's events do
 #   -r ROUNDS   rounds (default 3), each 10 s cells after a 2 s ramp
 #   -t LIST     transports, in the order run, from tcp, iser, iwarp
 #               (default: all three); may be repeated
@@ -43,7 +54,7 @@
 #               (default: none); the table's header names them
 #
 # Results: build/bench/{cells.jsonl,results.json,table.md,chart.png,scale.png,
-# noisy.png} and the noisy job's time series in build/bench/noisy/
+# noisy.png}, cost.md with -C, and the noisy job's time series in build/bench/noisy/
 # (build/bench-smoke/ with -s, build/bench-check/ with -c); the table is
 # printed at the end. The VM boots without the debug options.
 
@@ -74,8 +85,8 @@ add_words() {
 	echo "$list"
 }
 
-smoke='' short='' name=bench xt_params='' transports='' profile='' jobs=''
-while getopts "qscPr:t:j:p:" opt; do
+smoke='' short='' name=bench xt_params='' transports='' profile='' jobs='' cost=''
+while getopts "qscPCr:t:j:p:" opt; do
 	case "$opt" in
 	q)	rounds=1 runtime=3 ramp=1 ;;
 	s)	rounds=1 runtime=1 ramp=0 smoke=1 name=bench-smoke ;;
@@ -85,6 +96,7 @@ while getopts "qscPr:t:j:p:" opt; do
 	j)	jobs=$(add_words j "$jobs" "$OPTARG" matrix scale noisy) ;;
 	p)	xt_params=$OPTARG ;;
 	P)	profile=1 ;;
+	C)	cost=1 ;;
 	*)	exit 2 ;;
 	esac
 done
@@ -109,7 +121,7 @@ vm_timeout=${vm_timeout:-$((5400 * $(wc -w <<<"$transports")))}
 make -s -C "$top" modules ${fault_inject:+IXT_FAULT_INJECT=1}
 IXT_BUILD=$build "$top/scripts/vm/run.sh" -m 6G -t "$vm_timeout" -n "$name" \
 	"$top/scripts/bench/guest.sh" "$rounds" "$runtime" "$ramp" "$xt_params" \
-	"$transports" "$profile" "$jobs" "$short" "$@"
+	"$transports" "$profile" "$cost" "$jobs" "$short" "$@"
 
 out=$build/$name
 mkdir -p "$out"
@@ -132,6 +144,7 @@ fi
 	echo "transports: $transports (iser: soft-RoCE rxe0, iwarp: soft-iWARP siw0, on veth0, MTU 9000)"
 	[ -z "$xt_params" ] || echo "iscsi_xt module parameters: $xt_params"
 	[ -z "$profile" ] || echo "profiled with perf: CPU numbers include the sampling"
+	[ -z "$cost" ] || echo "costs counted (-C): perf stat counts tracepoints during each cell"
 } >"$out/header.txt"
 cat "$out/header.txt"
 "$top/scripts/bench/report.py" "$out/cells.jsonl" "$out"

@@ -33,12 +33,18 @@
 # round (scripts/bench/noisy.sh): a flooding and a light session share a
 # LUN whose backend slows down and recovers under them.
 #
-#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE JOBS SHORT [CELL...]
+#   guest.sh ROUNDS RUNTIME RAMP XT_PARAMS TRANSPORTS PROFILE COST JOBS SHORT [CELL...]
 #
 # XT_PARAMS: iscsi_xt module parameters, space-separated; may be empty.
 # TRANSPORTS: "tcp", "iser", "iwarp", space-separated, in the order run.
 # PROFILE: non-empty to record each cell with perf; the report, by module
 # and by symbol, goes next to fio's JSON as *.perf.txt.
+# COST: non-empty to count what each cell's IOs cost (bench.sh -C): the
+# guest's context switches (/proc/stat ctxt) and softirqs (/proc/softirqs,
+# all kinds and CPUs), before and after the cell, into *.cost0 and
+# *.cost1 next to fio's JSON, with iscsi_xt's debugfs cost file when the
+# module is loaded; perf stat -a counts work items run and slab
+# allocations (tracepoints) over the cell into *.cost.
 # JOBS: "matrix" (the fio matrix above), "scale", "noisy",
 # space-separated.
 # SHORT: non-empty for the short smoke test of make check (bench.sh -c):
@@ -55,9 +61,9 @@ set -uo pipefail
 
 . "$IXT_TOP/scripts/vm/guest-env.sh"
 
-rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6 jobs=$7
-short=$8
-shift 8
+rounds=$1 runtime=$2 ramp=$3 xt_params=$4 transports=$5 profile=$6 cost=$7
+jobs=$8 short=$9
+shift 9
 all_cells="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-64k-qd8 read-1m-qd4 write-1m-qd4"
 cells=${*:-$all_cells}
 wwn=iqn.2026-11.org.example:bench
@@ -103,6 +109,33 @@ tcp_trouble() {
 		     END { print r + 0, t + 0 }'
 }
 
+# cost_snapshot FILE DEVICE...: what bench.sh -C divides by the IOs of a
+# cell, counted since boot: "ios N" (the reads and writes the initiator's
+# DEVICEs completed: fio's ramp included, which its own counts leave
+# out), "ctxt N", "softirqs N", and iscsi_xt's cost file ("cmds N",
+# "payload_bytes N"...) while iscsi_xt is loaded.
+cost_snapshot() {
+	local f=$1 dev n=0 s
+
+	shift
+	for dev in "$@"; do
+		dev=$(readlink -f "$dev")
+		read -ra s <"/sys/class/block/${dev##*/}/stat" || return
+		n=$((n + s[0] + s[4]))
+	done
+	{
+		echo "ios $n"
+		awk '/^ctxt / { print "ctxt", $2 }' /proc/stat
+		awk 'NR > 1 { for (i = 2; i <= NF; i++) n += $i }
+		     END { print "softirqs", n }' /proc/softirqs
+		cat /sys/kernel/debug/iscsi_xt/cost 2>/dev/null
+	} >"$f"
+}
+
+# The tracepoints bench.sh -C counts with perf stat: work items run, slab
+# allocations (from a cache and kmalloc's).
+cost_events=workqueue:workqueue_execute_start,kmem:kmem_cache_alloc,kmem:kmalloc
+
 # run_cell TARGET TRANSPORT BACKSTORE CELL ROUND DEVICE...: one fio run,
 # a job per DEVICE, all at once and reported as one; its JSON kept in
 # $IXT_OUT/fio/ and queued for flush_cells with the guest's CPU time and
@@ -115,10 +148,13 @@ run_cell() {
 	for dev in "$@"; do
 		files+=(--name="${dev##*/}" --filename="$dev")
 	done
+	[ -n "$cost" ] &&
+		perf=(perf stat -a -x ";" -o "$f.cost" -e "$cost_events" --)
 	[ -n "$profile" ] &&
-		perf=(perf stat -a -x ";" -o "$f.stat" -e "$perf_events" --
-		      perf record -q -a -F 250 -e cpu-clock -o "/run/$(basename "$f").perf" --)
+		perf+=(perf stat -a -x ";" -o "$f.stat" -e "$perf_events" --
+		       perf record -q -a -F 250 -e cpu-clock -o "/run/$(basename "$f").perf" --)
 	tcp_trouble >/dev/null
+	[ -n "$cost" ] && cost_snapshot "$f.cost0" "$@"
 	b0=$(cpu_busy)
 	# A target that stops answering fails the cell once the initiator
 	# gives up (SCSI timeout, then the session's replacement timeout);
@@ -131,6 +167,7 @@ run_cell() {
 		"${files[@]}" >"$f.log" 2>&1
 	rc=$?
 	b1=$(cpu_busy)
+	[ -n "$cost" ] && cost_snapshot "$f.cost1" "$@"
 	tcp=$(tcp_trouble)
 	[ -n "$profile" ] && perf_report "/run/$(basename "$f").perf" "$f.perf.txt"
 	echo "$target $tp $bs $cell $round $((b1 - b0)) $tcp $rc $f.json" >>"$pending"
@@ -176,6 +213,52 @@ flush_cells() {
 	python3 - "$hz" "$runtime" "$ramp" "$pending" >>"$out" <<'PY'
 import json, sys
 hz, runtime, ramp, pending = sys.argv[1:]
+
+
+def counts(path):
+    """NAME VALUE lines, or perf stat's VALUE;UNIT;EVENT lines, as a dict."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            v = line.split(";")
+            if len(v) > 2 and v[0].isdigit():
+                out[v[2].split(":")[-1]] = int(v[0])
+                continue
+            v = line.split()
+            if len(v) == 2 and v[1].isdigit():
+                out[v[0]] = int(v[1])
+    return out
+
+
+def cost_per_io(base):
+    """bench.sh -C's figures of a cell, divided by the IOs of its whole
+    run, ramp included, as the initiator's block devices counted them:
+    the counters cover the same span."""
+    try:
+        c0, c1 = counts(base + ".cost0"), counts(base + ".cost1")
+    except OSError:
+        return {}
+    d = {k: c1[k] - c0[k] for k in c1 if k in c0}
+    runs_ios = d.get("ios")
+    if not runs_ios:
+        return {}
+    try:
+        perf = counts(base + ".cost")
+    except OSError:
+        perf = {}
+    rec = {}
+    for key, val in (("ctx", d.get("ctxt")), ("softirq", d.get("softirqs")),
+                     ("work", perf.get("workqueue_execute_start")),
+                     ("slab", None if "kmalloc" not in perf or
+                      "kmem_cache_alloc" not in perf else
+                      perf["kmalloc"] + perf["kmem_cache_alloc"]),
+                     ("xt_cmds", d.get("cmds")), ("xt_lines", d.get("lines"))):
+        if val is not None:
+            rec["cost_%s_per_io" % key] = round(val / runs_ios, 3)
+    if d.get("payload_bytes"):
+        rec["cost_xt_copied_per_byte"] = round(d["copied_bytes"] / d["payload_bytes"], 3)
+    return rec
+
 with open(pending) as f:
     queued = [line.rstrip("\n").split(" ", 9) for line in f if line.strip()]
 for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
@@ -217,6 +300,8 @@ for target, tp, bs, cell, rnd, busy, retrans, rto, rc, path in queued:
                             float(v[0]) * secs / (secs + int(ramp)) / ios, 2)
         except OSError:
             pass
+        # With -C: the cost of an IO, and iscsi_xt's own counts.
+        rec.update(cost_per_io(path[:-len(".json")]))
     except Exception as e:
         rec["error"] = "fio: %s" % e
     print(json.dumps(rec))

@@ -17,7 +17,10 @@ count. So does the noisy-neighbour job (a flooding and a light
 session on one LUN whose backend slows down and recovers): its table
 has each phase's figures, noisy.png the light session's latency, both
 sessions' IOPS and the windows over time (round 1's series, from
-OUTDIR/noisy/).
+OUTDIR/noisy/). With bench.sh -C, cost.md: what an IO of each matrix
+cell cost each target, counted rather than timed (context switches,
+softirqs, work items run, slab allocations per IO; for iscsi_xt also the
+bytes its CPU copied per payload byte and the cache lines per IO).
 """
 
 import json
@@ -30,6 +33,10 @@ import sys
 METRICS = ("iops", "bw", "p50_us", "p99_us", "cpu_us_per_io", "ios_ge_1s",
            "ios_ge_2s", "max_ms", "mem_kib", "slab_kib", "logins_per_s")
 PHASES = (("fast", "before"), ("slow", "slow"), ("rec", "after"))
+# bench.sh -C's counts per IO (guest.sh, cost_per_io()).
+COST_METRICS = ("cost_ctx_per_io", "cost_softirq_per_io", "cost_work_per_io",
+                "cost_slab_per_io", "cost_xt_cmds_per_io", "cost_xt_lines_per_io",
+                "cost_xt_copied_per_byte")
 NOISY_METRICS = tuple(f"{k}_{p}{u}" for p, _ in PHASES for k, u in (
     ("light_p50", "_us"), ("light_p99", "_us"), ("light_iops", ""),
     ("flood_iops", ""), ("win_flood", ""), ("win_flood", "_min"),
@@ -70,7 +77,7 @@ def medians(recs):
     for key, rs in groups.items():
         ok = [r for r in rs if "error" not in r]
         m = {"rounds": len(ok), "errors": sorted({r["error"] for r in rs if "error" in r})}
-        for k in METRICS + NOISY_METRICS:
+        for k in METRICS + NOISY_METRICS + COST_METRICS:
             vals = [r[k] for r in ok if r.get(k) is not None]
             m[k] = statistics.median(vals) if vals else None
         out[key] = m
@@ -148,6 +155,34 @@ def table(med):
     for t, tp, e in errs:
         lines.append(f"\n{t}{'' if tp == '-' else ' over ' + tp}: {e}")
     return "\n".join(lines) + "\n"
+
+
+def cost_table(med):
+    """bench.sh -C's table: a row per matrix cell and target, its counts
+    per IO; iscsi_xt's own (copied bytes per payload byte, cache lines and
+    commands per IO) "-" for the others."""
+    names = {"lio": "LIO", "xt": "iscsi_xt", "tgt": "tgt"}
+    lines = []
+    for tp, bs, c in pairs(med):
+        for t in TARGETS:
+            m = med.get((t, tp, bs, c), {})
+            if m.get("cost_ctx_per_io") is None:
+                continue
+            lines.append(
+                f"| {tp} | {bs} | {c} | {names[t]} "
+                f"| {fmt(m.get('cost_ctx_per_io'), digits=2)} "
+                f"| {fmt(m.get('cost_softirq_per_io'), digits=2)} "
+                f"| {fmt(m.get('cost_work_per_io'), digits=2)} "
+                f"| {fmt(m.get('cost_slab_per_io'), digits=2)} "
+                f"| {fmt(m.get('cost_xt_copied_per_byte'), digits=3)} "
+                f"| {fmt(m.get('cost_xt_lines_per_io'), digits=2)} "
+                f"| {fmt(m.get('cost_xt_cmds_per_io'), digits=2)} |")
+    if not lines:
+        return ""
+    return "\n".join([
+        "| transport | backstore | cell | target | ctx switches/IO | softirqs/IO "
+        "| work items/IO | slab allocs/IO | copied B/payload B | lines/IO | cmds/IO |",
+        "|---|---|---|---|" + "---:|" * 7] + lines) + "\n"
 
 
 def scale_rows(med):
@@ -357,6 +392,11 @@ def main():
                " backend fast, slow, then fast again):\n\n" + noisy)
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(md)
+    cost = cost_table(med)
+    if cost:
+        with open(os.path.join(outdir, "cost.md"), "w") as f:
+            f.write(cost)
+        md += "\nWhat an IO costs, counted (bench.sh -C; cost.md):\n\n" + cost
     chart(med, outdir)
     scale_chart(med, outdir)
     noisy_chart(med, outdir)

@@ -531,6 +531,7 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	/* The command now belongs to the CmdSN queue, or to its delivery. */
 	conn->rx_cmd = NULL;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
+	ixt_cost_add(IXT_COST_PAYLOAD_RX, pdu->dlength);
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		ixt_cmd_drop(conn, cmd);
 		ixt_conn_close(conn);
@@ -848,6 +849,7 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 		status = false;
 	}
 	atomic_long_add(len, &conn->sess->stats.txdata_octs);
+	ixt_cost_add(IXT_COST_PAYLOAD_TX, len);
 	if (status)
 		atomic_long_inc(&conn->sess->stats.rsp_pdus);
 	do {

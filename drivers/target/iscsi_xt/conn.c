@@ -430,6 +430,8 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	}
 	if (pdu->ignore)
 		return;
+	if (ixt_pdu_opcode(&pdu->hdr) == ISCSI_OP_SCSI_CMD)
+		ixt_cost_add(IXT_COST_CMDS, 1);
 	mutex_lock(&conn->sess->rx_lock);
 	ixt_sess_rx_ffp(conn, pdu);
 	mutex_unlock(&conn->sess->rx_lock);

@@ -238,6 +238,8 @@ void ixt_dataout_fetched(struct ixt_cmd *cmd)
 	}
 	atomic_long_add(cmd->dpt.xfer_len - cmd->dpt.unsol_len,
 			&conn->sess->stats.rxdata_octs);
+	ixt_cost_add(IXT_COST_PAYLOAD_RX,
+		     cmd->dpt.xfer_len - cmd->dpt.unsol_len);
 	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
 	    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_dataout_settle(cmd);
@@ -430,6 +432,7 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		goto out_put;
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
+	ixt_cost_add(IXT_COST_PAYLOAD_RX, pdu->dlength);
 	if (ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
 		pr_err_ratelimited("%s: Data-Out of ITT 0x%08x too scattered\n",
 				   conn->sess->initiator,

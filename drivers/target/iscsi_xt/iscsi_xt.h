@@ -443,6 +443,7 @@ static inline int ixt_nacl_attrib(const struct ixt_node_acl *nacl,
 /* The fabric's configfs attribute tables, defined with their handlers. */
 /* /sys/kernel/debug/iscsi_xt/: the pool's and the sessions' figures. */
 extern struct dentry *ixt_debugfs;
+void ixt_cost_debugfs_init(void);
 
 extern struct configfs_attribute *ixt_fabric_attrs[];
 extern struct configfs_attribute *ixt_discovery_attrs[];

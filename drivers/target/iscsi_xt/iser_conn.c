@@ -263,6 +263,7 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 			ret = ixt_iser_rx_copy(rx, ahs, dlen, pdu);
 			if (WARN_ON_ONCE(ret))
 				return ret;
+			ixt_cost_add(IXT_COST_COPIED_RX, dlen);
 		} else {
 			pdu->data = ixt_iser_rx_linear(rx, ahs, dlen);
 			if (!pdu->data)

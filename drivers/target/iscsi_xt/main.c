@@ -151,6 +151,7 @@ static int __init ixt_init(void)
 	ixt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	ixt_fault_debugfs_init();
 	ixt_sess_debugfs_init();
+	ixt_cost_debugfs_init();
 	ret = ixt_pool_init();
 	if (ret)
 		goto out_debugfs;

@@ -50,6 +50,7 @@
 #include "iscsi_xt.h"
 #include "fault.h"
 #include "pool.h"
+#include "transport.h"
 
 /* Lines one CPU keeps for itself. */
 #define IXT_POOL_CACHE		64
@@ -145,6 +146,7 @@ static int ixt_pool_take(struct ixt_dpt_line *lines, u32 n)
 		return -EAGAIN;
 	for (i = 0; i < n; i++)
 		ixt_pool_fill(&lines[i], ixt_pool.free[--ixt_pool.nr_free]);
+	ixt_cost_add(IXT_COST_LINES, n);
 	return 0;
 }
 
@@ -175,6 +177,7 @@ static int ixt_pool_grab(struct ixt_dpt_line *lines, u32 n)
 		for (i = 0; i < n; i++)
 			ixt_pool_fill(&lines[i], c->idx[--c->nr]);
 		spin_unlock(&c->lock);
+		ixt_cost_add(IXT_COST_LINES, n);
 		local_irq_restore(flags);
 		return 0;
 	}

@@ -335,6 +335,8 @@ static int ixt_tcp_rcv_data(struct ixt_tcp_conn *tc)
 	if (pdu->discard)
 		return 1;
 	if (pdu->bvec) {
+		/* The socket copied it from its buffers into the lines. */
+		ixt_cost_add(IXT_COST_COPIED_RX, dlength);
 		ixt_tcp_rcv_expect(tc, IXT_TCP_RECV_TRAILER, tc->rx_trailer,
 				   ixt_tcp_trailer_len(tc));
 		return 0;
@@ -463,14 +465,16 @@ static u32 ixt_tcp_tx_trailer_len(const struct ixt_tx_pdu *pdu)
  * data digest. A data segment in pages goes from them, copied once into
  * the socket's buffers, or handed over as they are (MSG_SPLICE_PAGES)
  * with tx_splice; the rest is copied, being small or slab memory.
+ * Returns whether the part is data in pages that the socket copies.
  */
-static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
+static bool ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 			    struct kvec *iov, bool more)
 {
 	struct ixt_tx_pdu *pdu = tc->tx_cur;
 	u32 hlen = ixt_tcp_tx_hdr_len(pdu);
 	u32 tlen = ixt_tcp_tx_trailer_len(pdu);
 	u32 off = tc->tx_off;
+	bool copied = false;
 	int nr = 0;
 
 	if (off < hlen) {
@@ -490,6 +494,8 @@ static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 			off += pdu->bvec_off;
 			if (READ_ONCE(tx_splice))
 				msg->msg_flags |= MSG_SPLICE_PAGES;
+			else
+				copied = true;
 		} else {
 			iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
 			iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr,
@@ -511,6 +517,7 @@ static void ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 	iov_iter_advance(&msg->msg_iter, off);
 	if (more)
 		msg->msg_flags |= MSG_MORE;
+	return copied;
 }
 
 /* Sends what the socket takes of @tc->tx_cur: 0 when all is out. */
@@ -520,6 +527,7 @@ static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 	u32 total = ixt_tcp_tx_hdr_len(pdu) + pdu->dlength +
 		    ixt_tcp_tx_trailer_len(pdu);
 	struct kvec iov[2];
+	bool copied;
 	int ret;
 
 	while (tc->tx_off < total) {
@@ -527,10 +535,12 @@ static int ixt_tcp_send_cur(struct ixt_tcp_conn *tc, bool more)
 			.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL,
 		};
 
-		ixt_tcp_tx_part(tc, &msg, iov, more);
+		copied = ixt_tcp_tx_part(tc, &msg, iov, more);
 		ret = sock_sendmsg(tc->sock, &msg);
 		if (ret <= 0)
 			return ret ? ret : -EAGAIN;
+		if (copied)
+			ixt_cost_add(IXT_COST_COPIED_TX, ret);
 		tc->tx_off += ret;
 		/* A PDU sent in full stamps the queue in ixt_conn_tx_done(). */
 		if (tc->tx_off < total)

@@ -469,6 +469,35 @@ static inline u32 ixt_itt(itt_t itt)
 	return be32_to_cpu((__force __be32)itt);
 }
 
+/**
+ * enum ixt_cost_counter - what /sys/kernel/debug/iscsi_xt/cost counts
+ *	(cost.c), per CPU
+ * @IXT_COST_CMDS: SCSI Command PDUs received whole in full feature phase.
+ * @IXT_COST_PAYLOAD_RX: SCSI data bytes received into commands' buffers:
+ *	immediate data, Data-Out (unsolicited or not), data fetched with
+ *	RDMA READs.
+ * @IXT_COST_PAYLOAD_TX: SCSI data bytes queued as Data-In, sent over TCP
+ *	or written with RDMA WRITEs.
+ * @IXT_COST_COPIED_RX: payload bytes the target's CPU copied on their way
+ *	in: received from a socket into cache lines, copied out of an iSER
+ *	receive buffer.
+ * @IXT_COST_COPIED_TX: payload bytes the target's CPU copied on their way
+ *	out: Data-In sent over TCP without MSG_SPLICE_PAGES.
+ * @IXT_COST_LINES: cache lines taken from the pool.
+ * @IXT_COST_NR: number of counters.
+ */
+enum ixt_cost_counter {
+	IXT_COST_CMDS,
+	IXT_COST_PAYLOAD_RX,
+	IXT_COST_PAYLOAD_TX,
+	IXT_COST_COPIED_RX,
+	IXT_COST_COPIED_TX,
+	IXT_COST_LINES,
+	IXT_COST_NR,
+};
+
+void ixt_cost_add(enum ixt_cost_counter counter, u64 n);
+
 /* The TCP transport, part of the core module (tcp.c, tcp_listen.c). */
 extern struct ixt_transport ixt_tcp_xprt;
 extern const struct ixt_listener_ops ixt_tcp_lops;

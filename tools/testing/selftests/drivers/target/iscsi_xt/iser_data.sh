@@ -16,7 +16,11 @@
 # by RDMA READ), InitialR2T=No with FirstBurstLength 16 KiB (unsolicited
 # Data-Out PDUs placed from receive buffers, the rest fetched), and
 # ImmediateData with a FirstBurstLength of 512 bytes (an unaligned split
-# between immediate and fetched data). With the iSER module's recv_depth
+# between immediate and fetched data). The debugfs cost file counts 16
+# direct writes of 64 KiB read back under two of them: 1 MiB each way,
+# no byte copied out (RDMA WRITEs), and in only the immediate data (from
+# the receive buffers; RDMA READs fetch the rest): none, then 512 bytes a
+# command. With the iSER module's recv_depth
 # at 40, the session's command window is cut to the 24 commands its
 # receive buffers can take. Last, the descriptor builder's
 # limits are shrunk with the iSER module's debug parameters (1 SGE and
@@ -75,7 +79,7 @@ login() {
 	disk[0]=$(ixt_target_disk "$tgt" 0) && disk[1]=$(ixt_target_disk "$tgt" 1)
 }
 
-ixt_begin 54
+ixt_begin 56
 # The initiator's largest command, 4 MiB, for the 4 MiB cells.
 rmmod ib_iser 2>/dev/null
 modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
@@ -146,9 +150,27 @@ scenario() {
 		ixt_fio_cell 1 1M 4 8192
 }
 
+mib=1048576
+head -c $mib /dev/urandom >"$work/pat"
+lines=$((16 * ((65536 + $(cat /sys/module/iscsi_xt/parameters/line_size) - 1) /
+	$(cat /sys/module/iscsi_xt/parameters/line_size))))
+# cost_rw COPIED_IN: with the target idle and its cost file reset, 16
+# direct writes of 64 KiB to the last MiB of LUN 0 read back equal, and
+# the file counts 32 commands, 1 MiB each way, COPIED_IN bytes copied in
+# and none out.
+cost_rw() {
+	ixt_cost_reset &&
+		dd if="$work/pat" of="${disk[0]}" bs=64k seek=2032 oflag=direct 2>/dev/null &&
+		cmp <(dd if="${disk[0]}" bs=64k skip=2032 count=16 iflag=direct 2>/dev/null) \
+			"$work/pat" &&
+		ixt_cost_is cmds=32 payload_rx_bytes=$mib payload_tx_bytes=$mib \
+			    copied_rx_bytes="$1" copied_tx_bytes=0 lines=$((2 * lines))
+}
+
 scenario "all fetched" "ImmediateData=No InitialR2T=Yes" \
 	"node.session.iscsi.ImmediateData=No node.session.iscsi.InitialR2T=Yes" \
 	"ImmediateData: No" "InitialR2T: Yes"
+ixt_check "all fetched: cost: 1 MiB written and read back, no byte copied" cost_rw 0
 scenario "unsolicited Data-Out" \
 	"InitialR2T=No ImmediateData=No FirstBurstLength=16384" \
 	"node.session.iscsi.InitialR2T=No node.session.iscsi.ImmediateData=No node.session.iscsi.FirstBurstLength=16384" \
@@ -156,6 +178,8 @@ scenario "unsolicited Data-Out" \
 scenario "unaligned immediate data" "ImmediateData=Yes FirstBurstLength=512" \
 	"node.session.iscsi.ImmediateData=Yes node.session.iscsi.FirstBurstLength=512" \
 	"ImmediateData: Yes" "FirstBurstLength: 512"
+ixt_check "unaligned immediate data: cost: 1 MiB written and read back, 512 bytes a write copied" \
+	cost_rw 8192
 
 # max_window: the largest command window of the (only) normal session.
 max_window() {

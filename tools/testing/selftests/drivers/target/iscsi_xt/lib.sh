@@ -138,6 +138,40 @@ ixt_pool_field() {
 	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt/pool
 }
 
+# ixt_cost_field NAME: the counter NAME of iscsi_xt's cost file (debugfs
+# "cost": cmds, payload_bytes, copied_bytes, lines...).
+ixt_cost_field() {
+	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/iscsi_xt/cost
+}
+
+# Resets iscsi_xt's cost file once the target is idle: once no command
+# came in the second after a reset (up to 10 tries), so that what the
+# kernel's scan of new disks still sends is not counted.
+ixt_cost_reset() {
+	local i
+
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	for ((i = 0; i < 10; i++)); do
+		echo 0 >/sys/kernel/debug/iscsi_xt/cost || return 1
+		sleep 1
+		[ "$(ixt_cost_field cmds)" = 0 ] && return 0
+	done
+	ktap_print_msg "cost: commands keep coming: $(tr '\n' ' ' </sys/kernel/debug/iscsi_xt/cost)"
+	return 1
+}
+
+# ixt_cost_is NAME=VALUE...: whether each counter of the cost file has
+# its VALUE; prints the file as a KTAP diagnostic when not.
+ixt_cost_is() {
+	local kv
+
+	for kv in "$@"; do
+		[ "$(ixt_cost_field "${kv%%=*}")" = "${kv#*=}" ] && continue
+		ktap_print_msg "cost: ${kv%%=*} $(ixt_cost_field "${kv%%=*}"), expected ${kv#*=}; $(tr '\n' ' ' </sys/kernel/debug/iscsi_xt/cost)"
+		return 1
+	done
+}
+
 # Whether every cache line of iscsi_xt's pool is free, waiting up to 10 s
 # for the network stack to let go of the pages of the last Data-In sent.
 # Prints the pool's figures as a KTAP diagnostic when not.

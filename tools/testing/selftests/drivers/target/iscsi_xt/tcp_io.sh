@@ -9,7 +9,12 @@
 # equal with Data-In handed to TCP without a copy (tx_splice=1), answers
 # pass NOP exchanges, and the session logs out and the module unloads
 # cleanly with every cache line back in the pool. Header and data digests
-# (CRC32C) are on, so every PDU after login carries both.
+# (CRC32C) are on, so every PDU after login carries both. The debugfs cost
+# file counts exactly, with the target idle and reset: 16 direct writes of
+# 64 KiB are 16 commands and 1 MiB received, each byte copied once (by the
+# socket into the cache lines), in ceil(64 KiB / line_size) lines each;
+# reading them back is 1 MiB sent, each byte copied once more (by
+# sendmsg), and with tx_splice=1 none.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +32,7 @@ node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
 }
 
-ixt_begin 12
+ixt_begin 15
 ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 mkdir -p "$rd" && echo rd_pages=2048 >"$rd/control" && echo 1 >"$rd/enable"
@@ -54,9 +59,35 @@ ixt_check "its size is the ramdisk's" \
 ixt_check "the whole disk reads with O_DIRECT in 1 MiB requests" \
 	eval 'dd if=/dev/$d of=/dev/null bs=1M iflag=direct 2>/dev/null &&
 	      [ "$(dd if=/dev/$d bs=1M iflag=direct 2>/dev/null | tr -d "\0" | wc -c)" -eq 0 ]'
+
+pat=$(mktemp)
+head -c 1M /dev/urandom >"$pat"
+mib=1048576
+line_size=$(cat /sys/module/iscsi_xt/parameters/line_size)
+lines=$((16 * ((65536 + line_size - 1) / line_size)))
+# cost_write: with the target idle and the cost file reset, 16 direct
+# writes of 64 KiB of the pattern, counted.
+cost_write() {
+	ixt_cost_reset &&
+		dd if="$pat" of="/dev/$d" bs=64k oflag=direct 2>/dev/null &&
+		ixt_cost_is cmds=16 payload_rx_bytes=$mib payload_tx_bytes=0 \
+			    copied_rx_bytes=$mib copied_tx_bytes=0 lines=$lines
+}
+# cost_read COPIED_OUT: likewise, the pattern read back equal in 16
+# direct reads of 64 KiB, with COPIED_OUT bytes copied by sendmsg.
+cost_read() {
+	ixt_cost_reset &&
+		cmp <(dd if="/dev/$d" bs=64k count=16 iflag=direct 2>/dev/null) "$pat" &&
+		ixt_cost_is cmds=16 payload_rx_bytes=0 payload_tx_bytes=$mib \
+			    copied_rx_bytes=0 copied_tx_bytes="$1" lines=$lines
+}
+ixt_check "cost: 16 writes of 64 KiB: 1 MiB in, each byte copied once, $lines lines" \
+	cost_write
+ixt_check "cost: reading them back: 1 MiB out, each byte copied once by sendmsg" \
+	cost_read $mib
 # Data-In handed to TCP without a copy (tcp_data.sh covers the default).
 echo 1 >/sys/module/iscsi_xt/parameters/tx_splice
-pat=$(mktemp)
+ixt_check "cost: again with tx_splice=1: no byte copied out" cost_read 0
 head -c 8M /dev/urandom >"$pat"
 for bs in 4k 64k 1M; do
 	ixt_check "8 MiB written in $bs requests read back equal" \
