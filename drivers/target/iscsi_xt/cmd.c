@@ -385,28 +385,14 @@ static int ixt_cmd_pool_wait(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		pr_warn_ratelimited("%s: no cache line free for %u ms: TASK SET FULL\n",
 				    conn->sess->initiator,
 				    jiffies_to_msecs(IXT_CMD_POOL_WAIT));
-	conn->pool_wait = 0;
 	ixt_pool_leave(&conn->pool_waiter);
 	ixt_pool_count_set_full();
 	ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
 	return 0;
 }
 
-/**
- * ixt_cmd_rx_hdr() - set up a SCSI command from its header
- * @conn: the connection, in full feature phase of a normal session.
- * @pdu: the SCSI Command, its BHS and CmdSN checked; its data segment
- *	(immediate data) not received yet.
- *
- * Takes the command's cache lines and points the transport at where its
- * immediate data goes. A command refused here is answered here; one the
- * pool cannot serve yet is put off.
- *
- * Context: Process context (the connection's receive path).
- * Return: 0, -EAGAIN to be called again later for the same PDU, or a
- * negative errno that closes the connection.
- */
-int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+/* ixt_cmd_rx_hdr()'s work, called again for a PDU put off (-EAGAIN). */
+static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct iscsi_scsi_req *req = (struct iscsi_scsi_req *)&pdu->hdr;
 	bool write = req->flags & ISCSI_FLAG_CMD_WRITE;
@@ -416,7 +402,6 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	struct ixt_cmd *cmd;
 	int ret;
 
-	atomic_long_inc(&conn->sess->stats.cmd_pdus);
 	if (pdu->ahs && ixt_pdu_parse_ahs(pdu->ahs, ixt_pdu_ahs_len(&pdu->hdr),
 					  &ahs, &pdu->reject)) {
 		pdu->discard = true;
@@ -491,7 +476,6 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			pdu->discard = true;
 			return 0;
 		}
-		conn->pool_wait = 0;
 	}
 	if (pdu->dlength) {
 		/* Checked by ixt_pdu_check_bhs() and ixt_dpt_unsol_len(). */
@@ -509,6 +493,34 @@ int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	conn->rx_cmd = cmd;
 	pdu->cmd = cmd;
 	return 0;
+}
+
+/**
+ * ixt_cmd_rx_hdr() - set up a SCSI command from its header
+ * @conn: the connection, in full feature phase of a normal session.
+ * @pdu: the SCSI Command, its BHS and CmdSN checked; its data segment
+ *	(immediate data) not received yet.
+ *
+ * Takes the command's cache lines and points the transport at where its
+ * immediate data goes. A command refused here is answered here; one the
+ * pool cannot serve yet is put off: @conn->pool_wait, set while it
+ * waits, tells the calls again for the same PDU from its first, which
+ * alone counts it in the session's statistics.
+ *
+ * Context: Process context (the connection's receive path).
+ * Return: 0, -EAGAIN to be called again later for the same PDU, or a
+ * negative errno that closes the connection.
+ */
+int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
+{
+	int ret;
+
+	if (!conn->pool_wait)
+		atomic_long_inc(&conn->sess->stats.cmd_pdus);
+	ret = ixt_cmd_setup(conn, pdu);
+	if (ret != -EAGAIN)
+		conn->pool_wait = 0;
+	return ret;
 }
 
 /**

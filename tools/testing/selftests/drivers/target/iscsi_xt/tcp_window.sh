@@ -26,8 +26,10 @@
 # (put off, it would stall that data behind it); all three then complete
 # and read back equal. Commands of other sessions that find the pool
 # short wait in turn: a 4 KiB write does not overtake a 1 MiB one that
-# waits before it. At the end every line is back in the pool and the
-# module unloads.
+# waits before it. The session's statistics count each SCSI Command PDU
+# once however often the pool put it off (as the debugfs cost file
+# does). At the end every line is back in the pool and the module
+# unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -112,7 +114,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 20
+ixt_begin 21
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -171,15 +173,32 @@ logout
 echo 10000 >/sys/module/iscsi_xt/parameters/window_goal_us
 teardown
 
+# pdus_counted BEFORE: the session's SCSI Command PDUs since BEFORE (the
+# ACL's iscsi_sess_stats) are those the cost file counted since its
+# reset: a command put off while the pool is short is set up again for
+# the same PDU, which must not count again.
+pdus_counted() {
+	local n=$(($(cat "$pdus") - $1))
+
+	[ "$n" = "$(ixt_cost_field cmds)" ] && return 0
+	ktap_print_msg "cmd_pdus grew by $n, the cost file counted $(ixt_cost_field cmds)"
+	return 1
+}
+
 ixt_load pool_mb=20 || ktap_exit_fail_msg "cannot load iscsi_xt"
+pdus=$tpg/acls/$me/fabric_statistics/iscsi_sess_stats/cmd_pdus
 setup || ktap_exit_fail_msg "cannot configure the target"
 login
 dry0=$(ixt_pool_field exhausted)
+ixt_cost_reset
+pdus0=$(cat "$pdus")
 ixt_check "1 MiB writes at iodepth 32 through a 20 MiB pool verify" \
 	fio_run "${disk[0]}" --rw=randwrite --bs=1M --verify=crc32c \
 	--do_verify=1 --verify_fatal=1
 ixt_check "the pool ran dry" \
 	[ "$(ixt_pool_field exhausted)" -gt "$dry0" ]
+ixt_check "the session's statistics count each command once, however long it waited for lines" \
+	pdus_counted "$pdus0"
 ixt_check "and the window shrank below the queue depth" \
 	[ "$(sess_field window)" -lt "$depth" ]
 ixt_check "once the writes are done, the pool's pressure lifts its cap" \
