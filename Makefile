@@ -44,8 +44,8 @@
 #   make check-ha      two target nodes under Pacemaker, Corosync and DRBD
 #                      with the stock iSCSITarget/iSCSILogicalUnit agents
 #                      (lio-t) and a floating IP, a planned switchover
-#                      under fio (scripts/vm/ha.sh; not part of check-full
-#                      yet)
+#                      and a node powered off and fenced, under fio
+#                      (scripts/vm/ha.sh; part of check-full)
 #   make check-debug   every kselftest on that kernel, the modules built against
 #                      it, failing on any KASAN, lockdep, KFENCE, DEBUG_OBJECTS,
 #                      UBSAN or kmemleak report (scripts/check-debug.sh; part of
@@ -185,8 +185,8 @@ check-multi:
 	scripts/vm/multi-smoke.sh $(BUILD)
 	scripts/vm/mpath.sh $(BUILD)
 
-# The active/passive pair under Pacemaker, Corosync and DRBD; not yet in
-# check-full (one pass so far).
+# The active/passive pair under Pacemaker, Corosync and DRBD, with
+# fencing; check-full runs it too (step check-ha).
 check-ha:
 	$(MAKE) modules
 	scripts/vm/ha.sh $(BUILD)

@@ -88,7 +88,8 @@ step kselftest env IXT_KSFT_VMS=3 IXT_KSFT_SKIP="$ksft_slow" \
 # built without fault injection after it); the benchmark harness in its
 # full smoke mode; make check-multi, initiator and target in two VMs
 # joined by a wire, then two target nodes behind ALUA and dm-multipath
-# (over TCP, then iSER); make tree-check, the module laid into
+# (over TCP, then iSER); make check-ha, two target nodes under
+# Pacemaker, Corosync and DRBD; make tree-check, the module laid into
 # linux-source-6.12 (make tree) and built there from Kconfig; and make
 # check-debug, every kselftest again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN...), built first if this machine has not
@@ -108,6 +109,7 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step bench-smoke "$top/scripts/bench/smoke.sh"
 	step check-multi "$top/scripts/vm/multi-smoke.sh" "$build"
 	step check-mpath "$top/scripts/vm/mpath.sh" "$build"
+	step check-ha "$top/scripts/vm/ha.sh" "$build"
 	step tree "$top/scripts/tree-check.sh" "$build"
 	step check-debug "$top/scripts/check-debug.sh" "$build"
 fi

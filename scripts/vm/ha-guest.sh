@@ -16,22 +16,29 @@
 # clone of ocf:linbit:drbd, and a group of ocf:heartbeat:iSCSITarget
 # and iSCSILogicalUnit (implementation lio-t: targetcli) on /dev/drbd0
 # and ocf:heartbeat:IPaddr2 with the floating address, colocated with
-# and ordered after DRBD's promotion, preferring node 1. Fencing is off
-# (stonith-enabled=false: /work/notes/ha-design.md says why). Then a
-# node runs what the initiator asks of it (ixt_mvm_serve) until it is done.
+# and ordered after DRBD's promotion, preferring node 1. Fencing is on:
+# the fence agent fence_ixt, written here, has the host power a node off
+# and on (multi.sh; guest-multi.sh's ixt_mvm_power). Then a node runs
+# what the initiator asks of it (ixt_mvm_serve) until it is done. A node
+# booted again after it was fenced (IXT_BOOT 2) sets up what its tmpfs
+# lost (the module tree, the configuration files; DRBD's metadata is on
+# its disk), starts corosync and pacemaker and rejoins the cluster.
 #
 # The initiator bridges its two NICs (one client network, as a switch
 # would make it) and holds an address beside the floating one; it
-# discovers and logs in through the floating address, runs fio (crc32c
-# verify) on the disk, asks node 1 for "crm node standby node1", waits
-# for the target on node 2, for its session to log in again and for
-# I/O to resume, and writes the time from the request to I/O resuming
-# (failover.tsv). fio must end without a verify error, and the whole
-# region verify after; then node 1 comes back online (it rejoins as
-# DRBD secondary, the target stays on node 2), the resources stop, the
-# cluster stops, and every kernel log is clean. Each VM prints "ok N -
-# ROLE: ..." lines and stops at its first failure, with a non-zero exit
-# status.
+# discovers and logs in through the floating address and runs fio
+# (crc32c verify) on the disk through two faults, for each waiting for
+# the target on the other node, for its session to log in again and for
+# I/O to resume, and writing the time from the fault to I/O resuming
+# (failover.tsv): first node 1 is put in standby ("crm node standby
+# node1"), and comes back online as DRBD secondary, the target staying
+# on node 2; then node 2 is powered off (a pulled plug), the cluster
+# fences it (the host boots it again), runs the target on node 1, and
+# node 2 rejoins as DRBD secondary, in sync. fio must end each fault
+# without a verify error, and the whole region verify after; then the
+# resources stop, the cluster stops, and every kernel log is clean. Each
+# VM prints "ok N - ROLE: ..." lines and stops at its first failure,
+# with a non-zero exit status.
 #
 #   ha-guest.sh [tcp]
 
@@ -72,7 +79,8 @@ install_modules() {
 		[ ! -d /sys/module/iscsi_target_mod ]
 }
 
-drbd_config() {
+# drbd_files: DRBD's configuration (on the tmpfs: written at each boot).
+drbd_files() {
 	mkdir -p /run/drbd /run/resource-agents
 	cat >/etc/drbd.d/global_common.conf <<-EOT
 	global { usage-count no; }
@@ -87,7 +95,12 @@ drbd_config() {
 		on node2 { address $(addr node2):7789; }
 	}
 	EOT
-	modprobe drbd && drbdadm -- --force create-md r0 && drbdadm up r0
+}
+
+# drbd_config: DRBD's metadata made on the node's disk, r0 up.
+drbd_config() {
+	drbd_files &&
+		modprobe drbd && drbdadm -- --force create-md r0 && drbdadm up r0
 }
 
 drbd_state() {
@@ -150,6 +163,68 @@ corosync_config() {
 	printf '%s node1\n%s node2\n' "$(addr node1)" "$(addr node2)" >>/etc/hosts
 }
 
+# fence_agent: /usr/sbin/fence_ixt, a fence agent of the kind
+# pacemaker's fencer runs (fence-agents' interface: "name=value" lines
+# on its standard input, "action" and the node in "port" or "plug"),
+# which asks the host to power the node off, on, or both (multi.sh's
+# power requests: a VM's plug pulled, then a new boot). "status" and
+# "monitor" answer that the device works: the host is always there.
+fence_agent() {
+	cat >/usr/sbin/fence_ixt <<-EOT
+	#!/bin/bash
+	# Written by ha-guest.sh: the host's power switch of the test's VMs.
+	shared=$(printf %q "$IXT_SHARED")
+	asker=$(printf %q "$IXT_ROLE")
+	EOT
+	cat >>/usr/sbin/fence_ixt <<-'EOT'
+	action=reboot port=
+	while IFS== read -r k v; do
+		case $k in
+		action|option)	action=$v ;;
+		port|plug)	port=$v ;;
+		esac
+	done
+	power() {
+		local req end=$((SECONDS + 50))
+
+		req=$shared/power/$asker.fence-${EPOCHREALTIME/./}
+		echo "$1 $2" >"$shared/power/.${req##*/}" &&
+			mv "$shared/power/.${req##*/}" "$req" || return 1
+		until [ -e "$req.status" ]; do
+			[ "$SECONDS" -lt "$end" ] || return 1
+			sleep 0.5
+		done
+		[ "$(cat "$req.status")" = 0 ]
+	}
+	case $action in
+	metadata)
+		cat <<-EOM
+		<?xml version="1.0" ?>
+		<resource-agent name="fence_ixt" shortdesc="The power switch of iscsi_xt's test VMs">
+		<longdesc>Asks the host that runs the VMs (scripts/vm/multi.sh) to power a VM off, on, or both.</longdesc>
+		<parameters>
+		<parameter name="action" unique="0" required="1"><getopt mixed="-o, --action=[action]"/><content type="string" default="reboot"/><shortdesc lang="en">Fencing action</shortdesc></parameter>
+		<parameter name="port" unique="0" required="0"><getopt mixed="-n, --plug=[id]"/><content type="string"/><shortdesc lang="en">The VM's role</shortdesc></parameter>
+		</parameters>
+		<actions>
+		<action name="on"/><action name="off"/><action name="reboot"/><action name="status"/>
+		<action name="list"/><action name="monitor"/><action name="metadata"/>
+		</actions>
+		</resource-agent>
+		EOM
+		;;
+	monitor|status)	exit 0 ;;
+	list)	printf 'node1
+node2
+' ;;
+	off|on)	power "$action" "$port" ;;
+	reboot)	power off "$port" && power on "$port" ;;
+	*)	exit 1 ;;
+	esac
+	EOT
+	chmod 0755 /usr/sbin/fence_ixt
+}
+
 # corosync and pacemakerd in the foreground of background jobs, as their
 # systemd units run them.
 cluster_start() {
@@ -174,9 +249,12 @@ both_online() {
 
 crm_config() {
 	cat >/tmp/ha.crm <<-EOT
-	property cib-bootstrap-options: stonith-enabled=false cluster-recheck-interval=60s
+	property cib-bootstrap-options: stonith-enabled=true stonith-timeout=120s \\
+		cluster-recheck-interval=60s
 	rsc_defaults rsc-options: resource-stickiness=200 migration-threshold=3
 	op_defaults op-options: timeout=120s
+	primitive st_ixt stonith:fence_ixt params pcmk_host_list="node1 node2" \\
+		op monitor interval=60s
 	primitive p_drbd ocf:linbit:drbd params drbd_resource=r0 \\
 		op monitor interval=15s role=Promoted timeout=60s \\
 		op monitor interval=20s role=Unpromoted timeout=60s \\
@@ -278,10 +356,37 @@ node_logs() {
 		"$IXT_OUT/" 2>/dev/null
 }
 
+# A node fenced and booted again: what the tmpfs lost, then the cluster.
+node_rejoin() {
+	ixt_mvm_step "booted again (boot $IXT_BOOT): iscsi_xt installed" install_modules
+	ixt_mvm_step "DRBD's configuration written, drbd loaded" \
+		eval 'drbd_files && modprobe drbd'
+	fence_agent
+	corosync_config
+	ixt_mvm_step "corosync and pacemaker started" cluster_start
+	ixt_mvm_step "pacemaker: both nodes online" ixt_wait_for 600 both_online
+	ixt_mvm_signal "rejoined.$IXT_BOOT"
+}
+
 node() {
 	other=node$((3 - ${IXT_ROLE#node}))
 	mkdir -p "$IXT_SHARED/$IXT_ROLE"
 	trap node_logs EXIT
+	if [ "$IXT_BOOT" = 1 ]; then
+		node_first
+	else
+		node_rejoin
+	fi
+	ixt_mvm_step "the initiator's requests served" ixt_mvm_serve request
+	node_logs
+	ixt_mvm_step "pacemaker and corosync stopped" cluster_stop
+	ixt_mvm_step "iscsi_xt and drbd unloaded" node_unload
+	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
+}
+
+# The first boot: DRBD's metadata, the initial sync skipped, DRBD handed
+# to the cluster, which node 1 configures.
+node_first() {
 	ixt_mvm_step "iscsi_xt installed: modprobe iscsi_target_mod loads it" install_modules
 	ixt_mvm_step "DRBD r0 on $IXT_OWN_DISK: metadata made, up" drbd_config
 	ixt_mvm_step "DRBD r0 connected to $other" \
@@ -296,6 +401,7 @@ node() {
 	ixt_mvm_signal drbd-ready
 	ixt_mvm_step "DRBD down on both, for pacemaker to bring up" eval \
 		"ixt_mvm_wait $other drbd-ready 120 && drbdadm down r0"
+	fence_agent
 	corosync_config
 	ixt_mvm_step "corosync and pacemaker started" cluster_start
 	ixt_mvm_step "corosync quorate with both nodes" ixt_wait_for 180 quorate
@@ -305,11 +411,6 @@ node() {
 		ixt_mvm_step "the cluster started the target here" serving_within 600
 		ixt_mvm_signal serving
 	fi
-	ixt_mvm_step "the initiator's requests served" ixt_mvm_serve request
-	node_logs
-	ixt_mvm_step "pacemaker and corosync stopped" cluster_stop
-	ixt_mvm_step "iscsi_xt and drbd unloaded" node_unload
-	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
 # --- the initiator ---
@@ -426,6 +527,26 @@ fault() {
 	echo "$1 $xport $t0 $EPOCHREALTIME" >>"$IXT_OUT/switches"
 }
 
+# hard_stop NODE: under fio, NODE's VM powered off (a pulled plug); the
+# cluster fences it (fence_ixt: the host boots it again) and runs the
+# target on the other node, the session logs in again, I/O flows; the
+# times go to switches as fault's do.
+hard_stop() {
+	local t0 other=node$((3 - ${1#node}))
+
+	ixt_wait_for 60 io_started && sleep 10 || return
+	t0=$EPOCHREALTIME
+	ixt_mvm_power off "$1" || return
+	since "$t0" "hardstop: $1 powered off"
+	ixt_mvm_ask "$other" 900 serving || return
+	since "$t0" "hardstop: the cluster runs the target on $other"
+	ixt_wait_for 400 logged_in && ixt_mvm_ask "$other" 120 session || return
+	since "$t0" "hardstop: the session logged in again, to $other"
+	flowing 120 || return
+	since "$t0" "hardstop: I/O flows"
+	echo "hardstop $xport $t0 $EPOCHREALTIME" >>"$IXT_OUT/switches"
+}
+
 # since T0 WHAT: "WHAT after N s" (since T0) into fault.log.
 since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" -v w="$2" \
@@ -474,21 +595,29 @@ initiator() {
 	fio_start standby
 	ixt_mvm_step "crm node standby node1 under fio: the target moves to node2, the session logs in again, I/O resumes" \
 		fault standby node1 standby
-	sed 's/^/# /' "$IXT_OUT/fault.log"
 	sleep 20
 	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop standby
+	ixt_mvm_step "node1 online again: DRBD secondary there, in sync" eval \
+		'ixt_mvm_ask node1 120 online && ixt_mvm_ask node1 300 secondary && ixt_mvm_ask node2 300 synced'
+	ixt_mvm_step "the target stays on node2" ixt_mvm_ask node2 60 serving
+	fio_start hardstop
+	ixt_mvm_step "node2 powered off under fio: fenced, the target moves to node1, the session logs in again, I/O resumes" \
+		hard_stop node2
+	sleep 20
+	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop hardstop
+	sed 's/^/# /' "$IXT_OUT/fault.log"
+	ixt_mvm_step "node2 fenced: booted again, it rejoins as DRBD secondary, in sync" eval \
+		'ixt_mvm_wait node2 rejoined.2 900 && ixt_mvm_ask node2 300 secondary && ixt_mvm_ask node1 300 synced'
+	ixt_mvm_step "the target stays on node1" ixt_mvm_ask node1 60 serving
 	kill "$sampler_pid"
-	ixt_mvm_step "failover time written" fault_times
-	echo "# failover (case, transport, s from the request until I/O stopped, until it resumed, the stall):"
+	ixt_mvm_step "failover times written" fault_times
+	echo "# failover (case, transport, s from the fault until I/O stopped, until it resumed, the stall):"
 	sed 's/^/#   /' "$IXT_OUT/failover.tsv"
 	ixt_mvm_step "the whole region verifies" verify_all
 	ixt_mvm_step "no I/O error on the disk" no_io_errors
 	ixt_mvm_step "logged out" iscsiadm -m node -T "$iqn" --logout
-	ixt_mvm_step "node1 online again: DRBD secondary there, in sync" eval \
-		'ixt_mvm_ask node1 120 online && ixt_mvm_ask node1 300 secondary && ixt_mvm_ask node2 300 synced'
-	ixt_mvm_step "the target stays on node2" ixt_mvm_ask node2 60 serving
 	ixt_mvm_step "the cluster stops every resource" eval \
-		'ixt_mvm_ask node2 120 stop-all && ixt_mvm_ask node1 600 stopped && ixt_mvm_ask node2 600 stopped'
+		'ixt_mvm_ask node1 120 stop-all && ixt_mvm_ask node1 600 stopped && ixt_mvm_ask node2 600 stopped'
 	ixt_mvm_step "kernel log clean" ixt_mvm_klog_clean
 }
 
