@@ -103,9 +103,11 @@ drbd_config() {
 		modprobe drbd && drbdadm -- --force create-md r0 && drbdadm up r0
 }
 
+# drbd_state CS DS: r0's connection state is CS and its disk states DS
+# (extended regular expressions).
 drbd_state() {
 	cat /proc/drbd
-	grep -q "cs:$1 .* ds:$2 " /proc/drbd
+	grep -Eq "cs:($1) .* ds:($2) " /proc/drbd
 }
 
 # The initial sync skipped: both disks hold zeros. Should DRBD refuse,
@@ -389,8 +391,10 @@ node() {
 node_first() {
 	ixt_mvm_step "iscsi_xt installed: modprobe iscsi_target_mod loads it" install_modules
 	ixt_mvm_step "DRBD r0 on $IXT_OWN_DISK: metadata made, up" drbd_config
+	# Node 1 skips the initial sync as soon as it sees the two connected:
+	# node 2 may see them only after, both UpToDate.
 	ixt_mvm_step "DRBD r0 connected to $other" \
-		ixt_wait_for 120 'drbd_state Connected Inconsistent/Inconsistent'
+		ixt_wait_for 120 'drbd_state Connected "Inconsistent/Inconsistent|UpToDate/UpToDate"'
 	if [ "$IXT_ROLE" = node1 ]; then
 		ixt_mvm_step "DRBD initial sync skipped, UpToDate on both" drbd_skip_sync
 		ixt_mvm_signal synced
