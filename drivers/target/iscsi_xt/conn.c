@@ -26,7 +26,8 @@
  * no more requests: PDUs, and bytes of data segments in memory of their
  * own (NOP-In echoes, Text and Login Responses, Rejects; a Data-In's
  * bytes are its command's cache lines, which the command window bounds).
- * Reading resumes once both are below half.
+ * Reading resumes once both are below half. In the login phase the
+ * bound is one PDU, and reading resumes once it is sent.
  */
 #define IXT_CONN_TX_MAX_PDUS		256
 #define IXT_CONN_TX_MAX_BYTES		SZ_1M
@@ -174,11 +175,28 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 	spin_unlock_bh(&conn->sn_lock);
 }
 
-/* The send queue is down to half its bound, in PDUs and in bytes. */
+/*
+ * The send queue is down to half its bound, in PDUs and in bytes; in the
+ * login phase, empty. The state is read as it is now: in any context.
+ */
 static bool ixt_conn_tx_below_half(struct ixt_conn *conn)
 {
+	if (READ_ONCE(conn->state) == IXT_CONN_LOGIN)
+		return !atomic_read(&conn->tx_pdus);
 	return atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
 	       atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2;
+}
+
+/*
+ * The send queue is at its bound: in the login phase, one PDU, as login
+ * is one response per request.
+ */
+static bool ixt_conn_tx_at_bound(struct ixt_conn *conn)
+{
+	if (READ_ONCE(conn->state) == IXT_CONN_LOGIN)
+		return atomic_read(&conn->tx_pdus);
+	return atomic_read(&conn->tx_pdus) >= IXT_CONN_TX_MAX_PDUS ||
+	       atomic_read(&conn->tx_bytes) >= IXT_CONN_TX_MAX_BYTES;
 }
 
 /**
@@ -229,15 +247,16 @@ EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
  * immediate commands (which take no place in the command window). Past
  * %IXT_CONN_TX_MAX_PDUS queued PDUs or %IXT_CONN_TX_MAX_BYTES of their
  * own data, the receive path takes no request until the queue is below
- * half of both, when ixt_conn_tx_done() resumes it.
+ * half of both, when ixt_conn_tx_done() resumes it. In the login phase a
+ * peer gets one response per request: no request is read while a Login
+ * Response is still queued, so that one that never reads holds one.
  *
  * Context: Process context (the receive path).
  * Return: true when the receive path must put its PDU off.
  */
 bool ixt_conn_tx_full(struct ixt_conn *conn)
 {
-	if (atomic_read(&conn->tx_pdus) < IXT_CONN_TX_MAX_PDUS &&
-	    atomic_read(&conn->tx_bytes) < IXT_CONN_TX_MAX_BYTES)
+	if (!ixt_conn_tx_at_bound(conn))
 		return false;
 	set_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
 	/* Pairs with the done side: either it sees the bit or we its sends. */

@@ -130,8 +130,8 @@ struct ixt_reqbuf {
  * @nopin_next: when the next NOP-In goes.
  * @nopin_deadline: when the outstanding NOP-In must be answered by.
  * @tx_pdus: PDUs queued to the transport and not sent; atomic. Past
- *	%IXT_CONN_TX_MAX_PDUS the connection reads no request
- *	(ixt_conn_tx_full()).
+ *	%IXT_CONN_TX_MAX_PDUS (in the login phase, one) the connection
+ *	reads no request (ixt_conn_tx_full()).
  * @tx_bytes: their data segments held in memory of their own (not a
  *	command's cache lines); atomic, bounded by %IXT_CONN_TX_MAX_BYTES
  *	the same way.
