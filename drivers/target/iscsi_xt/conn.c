@@ -35,6 +35,12 @@
 /* Seconds a login may take before its TPG is known, LIO's default. */
 #define IXT_LOGIN_TIMEOUT_DEFAULT	15
 
+/*
+ * Seconds a connection that reads nothing more (after a Logout, a failed
+ * login, a Reject that ends it) has to send its last PDU once queued.
+ */
+#define IXT_CONN_LAST_PDU_SECS		10
+
 static unsigned int max_login_conns = 64;
 module_param(max_login_conns, uint, 0644);
 MODULE_PARM_DESC(max_login_conns,
@@ -133,12 +139,17 @@ EXPORT_SYMBOL_GPL(ixt_tx_pdu_free);
  * @conn: the connection.
  * @pdu: the PDU, owned by the connection from now on.
  *
- * Sets the data segment length in the BHS and the digests in force.
+ * Sets the data segment length in the BHS and the digests in force. A
+ * PDU that closes the connection once sent must be out within
+ * %IXT_CONN_LAST_PDU_SECS, or the connection is reset.
  *
  * Context: Any context but hard IRQ.
  */
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
+	if (pdu->close)
+		mod_delayed_work(ixt_wq, &conn->deadline,
+				 IXT_CONN_LAST_PDU_SECS * HZ);
 	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
 	pdu->digests = conn->head.digests;
 	if (pdu->data)
@@ -457,14 +468,26 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 }
 EXPORT_SYMBOL_GPL(ixt_conn_rx_pdu);
 
-static void ixt_conn_login_timeout(struct work_struct *work)
+/*
+ * A connection not in full feature phase at its deadline is reset: one
+ * still in login, or one whose last PDU is not out (its peer reads
+ * nothing): a failed login's response, which would otherwise hold its
+ * place in the bound on logins for ever, a Logout Response, whose
+ * connection has no watchdog any more.
+ */
+static void ixt_conn_deadline(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(to_delayed_work(work),
-					     struct ixt_conn, login_timeout);
+					     struct ixt_conn, deadline);
+	int state = READ_ONCE(conn->state);
 
-	if (READ_ONCE(conn->state) != IXT_CONN_LOGIN)
+	if (state == IXT_CONN_FULL_FEATURE)
 		return;
-	pr_warn_ratelimited("%pISpc: login timed out\n", &conn->head.peer);
+	pr_warn_ratelimited("%pISpc: %s, resetting the connection\n",
+			    &conn->head.peer,
+			    state == IXT_CONN_LOGIN ? "login timed out" :
+			    "its last response not sent in time");
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
 	ixt_conn_close(conn);
 }
 
@@ -477,7 +500,7 @@ static void ixt_conn_login_timeout(struct work_struct *work)
  */
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
 {
-	mod_delayed_work(ixt_wq, &conn->login_timeout,
+	mod_delayed_work(ixt_wq, &conn->deadline,
 			 (long)(conn->login_start + secs * HZ - jiffies) > 0 ?
 			 conn->login_start + secs * HZ - jiffies : 0);
 }
@@ -487,7 +510,7 @@ void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
  * @conn: the connection.
  *
  * Frees its slot in the bound on connections in login and stops the
- * login timer.
+ * login deadline.
  *
  * Context: Process context (the receive path or the release work).
  */
@@ -495,7 +518,7 @@ void ixt_conn_login_done(struct ixt_conn *conn)
 {
 	if (test_and_clear_bit(IXT_CONN_F_IN_LOGIN, &conn->flags))
 		atomic_dec(&ixt_login_conns);
-	cancel_delayed_work(&conn->login_timeout);
+	cancel_delayed_work(&conn->deadline);
 }
 
 /**
@@ -624,7 +647,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	ixt_pool_waiter_stop(&conn->pool_waiter);
 	conn->ops->shutdown(conn);
 	ixt_sess_logout_cancel(conn);
-	cancel_delayed_work_sync(&conn->login_timeout);
+	cancel_delayed_work_sync(&conn->deadline);
 	ixt_watchdog_stop(conn);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
@@ -725,7 +748,7 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->sess_entry);
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
-	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
+	INIT_DELAYED_WORK(&conn->deadline, ixt_conn_deadline);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 	ixt_sess_logout_init(conn);
 	ixt_watchdog_init(conn);
@@ -769,7 +792,7 @@ void ixt_conn_uninit(struct ixt_conn *conn)
 EXPORT_SYMBOL_GPL(ixt_conn_uninit);
 
 /**
- * ixt_conn_start() - start the login timer of a connection
+ * ixt_conn_start() - start the login deadline of a connection
  * @conn: the connection, being hooked up to its transport.
  *
  * From here on, only ixt_conn_close() ends the connection.
@@ -778,7 +801,7 @@ EXPORT_SYMBOL_GPL(ixt_conn_uninit);
  */
 void ixt_conn_start(struct ixt_conn *conn)
 {
-	queue_delayed_work(ixt_wq, &conn->login_timeout,
+	queue_delayed_work(ixt_wq, &conn->deadline,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
 }
 EXPORT_SYMBOL_GPL(ixt_conn_start);

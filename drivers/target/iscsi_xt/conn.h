@@ -84,7 +84,9 @@ struct ixt_reqbuf {
  *	PDUs that carry a StatSN queued in StatSN order.
  * @stat_sn: StatSN of the next response; the receive path alone uses it
  *	during login.
- * @login_timeout: closes the connection if login takes too long.
+ * @deadline: resets the connection if it is not in full feature phase
+ *	by then: its login took too long, or its last PDU (a failed login's
+ *	response, a Logout Response) did not go out in time.
  * @release_work: tears the connection down; see ixt_conn_close().
  * @logout_work: ends the session in the target core before its Logout
  *	Response goes (ixt_sess_logout_last()); the release work cancels
@@ -163,7 +165,7 @@ struct ixt_conn {
 	u16 cid;
 	spinlock_t sn_lock;	/* protects stat_sn, orders status PDUs */
 	u32 stat_sn;
-	struct delayed_work login_timeout;
+	struct delayed_work deadline;
 	struct work_struct release_work;
 	struct work_struct logout_work;
 	struct ixt_tx_pdu *logout_rsp;
