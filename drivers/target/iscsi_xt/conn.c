@@ -41,6 +41,13 @@
  */
 #define IXT_CONN_LAST_PDU_SECS		10
 
+/*
+ * Seconds a discovery session may go without a request. iscsiadm sends
+ * SendTargets as soon as it is logged in and logs out on the answer; a
+ * poller that keeps its session asks again within this, or logs in anew.
+ */
+#define IXT_DISCOVERY_IDLE_SECS		30
+
 static unsigned int max_login_conns = 64;
 module_param(max_login_conns, uint, 0644);
 MODULE_PARM_DESC(max_login_conns,
@@ -187,24 +194,32 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 }
 
 /*
- * The send queue is down to half its bound, in PDUs and in bytes; in the
- * login phase, empty. The state is read as it is now: in any context.
+ * Login, and a discovery session (Text and Logout Requests only), are one
+ * response per request: their send queue holds one PDU. The state is
+ * read as it is now, in any context.
+ */
+static bool ixt_conn_lockstep(struct ixt_conn *conn)
+{
+	return READ_ONCE(conn->state) == IXT_CONN_LOGIN ||
+	       test_bit(IXT_CONN_F_DISCOVERY, &conn->flags);
+}
+
+/*
+ * The send queue is down to half its bound, in PDUs and in bytes; in
+ * lock step, empty.
  */
 static bool ixt_conn_tx_below_half(struct ixt_conn *conn)
 {
-	if (READ_ONCE(conn->state) == IXT_CONN_LOGIN)
+	if (ixt_conn_lockstep(conn))
 		return !atomic_read(&conn->tx_pdus);
 	return atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
 	       atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2;
 }
 
-/*
- * The send queue is at its bound: in the login phase, one PDU, as login
- * is one response per request.
- */
+/* The send queue is at its bound: in lock step, one PDU. */
 static bool ixt_conn_tx_at_bound(struct ixt_conn *conn)
 {
-	if (READ_ONCE(conn->state) == IXT_CONN_LOGIN)
+	if (ixt_conn_lockstep(conn))
 		return atomic_read(&conn->tx_pdus);
 	return atomic_read(&conn->tx_pdus) >= IXT_CONN_TX_MAX_PDUS ||
 	       atomic_read(&conn->tx_bytes) >= IXT_CONN_TX_MAX_BYTES;
@@ -258,9 +273,10 @@ EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
  * immediate commands (which take no place in the command window). Past
  * %IXT_CONN_TX_MAX_PDUS queued PDUs or %IXT_CONN_TX_MAX_BYTES of their
  * own data, the receive path takes no request until the queue is below
- * half of both, when ixt_conn_tx_done() resumes it. In the login phase a
- * peer gets one response per request: no request is read while a Login
- * Response is still queued, so that one that never reads holds one.
+ * half of both, when ixt_conn_tx_done() resumes it. In the login phase
+ * and in a discovery session a peer gets one response per request: no
+ * request is read while a response is still queued, so that one that
+ * never reads holds one.
  *
  * Context: Process context (the receive path).
  * Return: true when the receive path must put its PDU off.
@@ -462,6 +478,8 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return;
 	if (ixt_pdu_opcode(&pdu->hdr) == ISCSI_OP_SCSI_CMD)
 		ixt_cost_add(IXT_COST_CMDS, 1);
+	if (test_bit(IXT_CONN_F_DISCOVERY, &conn->flags))
+		ixt_conn_discovery_start(conn);
 	mutex_lock(&conn->sess->rx_lock);
 	ixt_sess_rx_ffp(conn, pdu);
 	mutex_unlock(&conn->sess->rx_lock);
@@ -473,22 +491,47 @@ EXPORT_SYMBOL_GPL(ixt_conn_rx_pdu);
  * still in login, or one whose last PDU is not out (its peer reads
  * nothing): a failed login's response, which would otherwise hold its
  * place in the bound on logins for ever, a Logout Response, whose
- * connection has no watchdog any more.
+ * connection has no watchdog any more; and a discovery session that
+ * stays silent.
  */
 static void ixt_conn_deadline(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(to_delayed_work(work),
 					     struct ixt_conn, deadline);
 	int state = READ_ONCE(conn->state);
+	const char *why;
 
-	if (state == IXT_CONN_FULL_FEATURE)
+	if (state == IXT_CONN_LOGIN)
+		why = "login timed out";
+	else if (state == IXT_CONN_LOGOUT)
+		why = "its last response not sent in time";
+	else if (test_bit(IXT_CONN_F_DISCOVERY, &conn->flags))
+		why = "discovery session idle";
+	else
 		return;
 	pr_warn_ratelimited("%pISpc: %s, resetting the connection\n",
-			    &conn->head.peer,
-			    state == IXT_CONN_LOGIN ? "login timed out" :
-			    "its last response not sent in time");
+			    &conn->head.peer, why);
 	set_bit(IXT_CONN_F_ABORT, &conn->flags);
 	ixt_conn_close(conn);
+}
+
+/**
+ * ixt_conn_discovery_start() - a discovery session's deadline, renewed
+ * @conn: the connection of a discovery session in full feature phase.
+ *
+ * A discovery session has no watchdog (nor any LUN to keep alive): one
+ * that sends nothing for %IXT_DISCOVERY_IDLE_SECS is reset, so that
+ * silent peers cannot hold the bound on discovery sessions for ever.
+ * Called when it enters full feature phase and at each PDU it sends;
+ * from then on, its send queue holds one PDU (ixt_conn_tx_full()).
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_discovery_start(struct ixt_conn *conn)
+{
+	set_bit(IXT_CONN_F_DISCOVERY, &conn->flags);
+	mod_delayed_work(ixt_wq, &conn->deadline,
+			 IXT_DISCOVERY_IDLE_SECS * HZ);
 }
 
 /**

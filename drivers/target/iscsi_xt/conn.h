@@ -47,6 +47,7 @@ struct ixt_reqbuf {
 #define IXT_CONN_F_REPLACED	2	/* a login with its CID replaces it */
 #define IXT_CONN_F_TX_WAIT	3	/* reading waits for the send queue */
 #define IXT_CONN_F_ABORT	4	/* reset, unsent data dropped */
+#define IXT_CONN_F_DISCOVERY	5	/* discovery session: idle deadline */
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
@@ -86,7 +87,8 @@ struct ixt_reqbuf {
  *	during login.
  * @deadline: resets the connection if it is not in full feature phase
  *	by then: its login took too long, or its last PDU (a failed login's
- *	response, a Logout Response) did not go out in time.
+ *	response, a Logout Response) did not go out in time; and a discovery
+ *	session that stays silent.
  * @release_work: tears the connection down; see ixt_conn_close().
  * @logout_work: ends the session in the target core before its Logout
  *	Response goes (ixt_sess_logout_last()); the release work cancels
@@ -220,6 +222,7 @@ int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
+void ixt_conn_discovery_start(struct ixt_conn *conn);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
 struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
 				      itt_t itt, u32 dlength);

@@ -338,8 +338,14 @@ static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
 				     offer->error_recovery_level);
 		offer->error_recovery_level = 0;
 	} else {
-		/* Discovery: LIO's defaults. */
+		/*
+		 * Discovery: LIO's defaults, but for the 256 KiB of
+		 * MaxXmitDataSegmentLength that LIO declares as its
+		 * MaxRecvDataSegmentLength to an initiator that declares
+		 * first: a Text Request is 64 KiB at most anyway.
+		 */
 		ixt_offer_init(offer, 0);
+		offer->max_xmit_dlength = ISCSI_DEF_MAX_RECV_SEG_LEN;
 	}
 
 	for (i = 0; i < am->nr; i++)
@@ -694,6 +700,8 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 	ixt_login_free(conn);
 	if (conn->sess->se_sess)
 		ixt_watchdog_start(conn);
+	else
+		ixt_conn_discovery_start(conn);
 }
 
 /* Decides T and NSG of the response, once the keys of a request are done. */

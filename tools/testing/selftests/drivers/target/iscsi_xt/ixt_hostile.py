@@ -37,6 +37,13 @@ UNREAD_MARGIN seconds every one is reset and a new discovery session
 gets in (a failed login whose response never goes out used to hold its
 place in the bound on logins for ever).
 
+discovery_idle: DISCOVERY_MAX discovery sessions that send nothing once
+logged in are each closed by the target within DISCOVERY_IDLE +
+DISCOVERY_MARGIN seconds of the last login, and then a new one gets in
+(they used to hold the bound on discovery sessions for as long as they
+stayed); the target declared a MaxRecvDataSegmentLength of 8192 at most
+to each, though they declared theirs first (LIO's quirk made it 262144).
+
 logout_unread: a normal session (demo mode) with a small receive buffer
 sends LOGOUT_PINGS immediate NOP-Outs of PING_LEN bytes without reading
 their echoes, then a Logout: the target's socket of the connection is
@@ -78,6 +85,7 @@ PIN_SENT = 16           # bytes of the data segment sent
 VARLEN_CDB_LEN = 260    # 8 + 252
 DISCOVERY_MAX = 64      # session.c: IXT_MAX_DISCOVERY_SESSIONS
 LOGIN_TIMEOUT = 15      # the TPG's login_timeout, the one of discovery
+DISCOVERY_IDLE = 30     # conn.c: IXT_DISCOVERY_IDLE_SECS
 SLOW = int(os.environ.get('IXT_SLOW', '1'))
 # login_unread: a connection's requests (about 130 KiB) fit in its socket
 # buffers and the target's; the responses to them (UNREAD_KEYS unknown
@@ -100,6 +108,7 @@ PING_LEN = 8192
 LOGOUT_WAIT = 5         # session.c: IXT_REINSTATE_WAIT_SECS
 LAST_PDU_SECS = 10      # conn.c: IXT_CONN_LAST_PDU_SECS
 LOGOUT_MARGIN = 10 * SLOW
+DISCOVERY_MARGIN = 10 * SLOW
 
 CASES = Cases()
 case = CASES.case
@@ -279,9 +288,10 @@ def flood_discovery(ctx, conn):
     conn.logout()
 
 
-def discovery_login(ctx, conn):
+def discovery_login(ctx, conn, got=None):
     """The Login Response's status of a discovery login of @conn, which
-    is in full feature phase when that is 0."""
+    is in full feature phase when that is 0; the keys of the operational
+    stage's responses are added to the list @got."""
     keys = [('InitiatorName', conn.initiator), ('SessionType', 'Discovery'),
             ('AuthMethod', 'None')]
     rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
@@ -295,6 +305,8 @@ def discovery_login(ctx, conn):
         rsp = conn.login_pdu(login_flags(OPER, FFP, transit=True), keys)
         expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
                f'discovery login, operational stage: {rsp}')
+        if got is not None:
+            got += rsp.keys
         if rsp.status or (rsp.flags & LOGIN_T and rsp.flags & 3 == FFP):
             return rsp.status
         # Offers of the target: take their first values.
@@ -468,6 +480,52 @@ def case_logout_unread(ctx):
     return (f'{LOGOUT_PINGS} echoes of {PING_LEN} bytes unread, the '
             f'target\'s socket gone {took:.0f} s after the Logout '
             f'(at first {" ".join(first[0].split()[:3])})')
+
+
+@case
+def case_discovery_idle(ctx):
+    """DISCOVERY_MAX discovery sessions that send nothing once logged in
+    (MaxRecvDataSegmentLength=8192 declared first): each is closed by the
+    target within DISCOVERY_IDLE + DISCOVERY_MARGIN seconds, then a new
+    one gets in; the target declared 8192 at most to each."""
+    conns, mrdsl = [], set()
+    try:
+        for i in range(DISCOVERY_MAX):
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+            conn.isid = 0x800000001000 | i
+            conns.append(conn)
+            got = []
+            status = discovery_login(ctx, conn, got)
+            expect(status == 0, f'discovery session {i + 1}: status '
+                   f'0x{status:04x}')
+            mrdsl |= {int(v) for k, v in got
+                      if k == 'MaxRecvDataSegmentLength'}
+        t0 = time.monotonic()
+        for i, conn in enumerate(conns):
+            left = DISCOVERY_IDLE + DISCOVERY_MARGIN - \
+                (time.monotonic() - t0)
+            try:
+                conn.expect_closed(max(left, 1))
+            except Fail as err:
+                raise Fail(f'discovery session {i + 1}, '
+                           f'{time.monotonic() - t0:.0f} s idle: '
+                           f'{err}') from None
+        took = time.monotonic() - t0
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+        conns.append(conn)
+        status = discovery_login(ctx, conn)
+        expect(status == 0, f'a discovery login after them: status '
+               f'0x{status:04x}')
+        conn.logout()
+    finally:
+        for conn in conns:
+            conn.close()
+    expect(mrdsl and max(mrdsl) <= 8192,
+           f'the target declared MaxRecvDataSegmentLength {sorted(mrdsl)}'
+           f', expected 8192 at most')
+    return (f'{DISCOVERY_MAX} idle discovery sessions closed within '
+            f'{took:.0f} s of the last login, a new one let in; the '
+            f'target\'s MaxRecvDataSegmentLength {sorted(mrdsl)}')
 
 
 def flood_cut_login(ctx, conn):

@@ -18,6 +18,9 @@
 # - discovery_cap: 64 discovery sessions held open at once, the next one
 #   refused at login with "out of resources" (0x0302), and one more let
 #   in after one of them logged out;
+# - discovery_idle: 64 discovery sessions silent once logged in, each
+#   closed by the target within 30 + 10 s, then a new one let in; the
+#   target declared MaxRecvDataSegmentLength 8192 at most to each;
 # - login_unread: $pin connections that read nothing, each sending 20
 #   Login Requests of 120 unknown keys without T (7.8 KB of answer
 #   each), then a NOP-Out that fails the login: MemAvailable drops by
@@ -49,7 +52,7 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
-	login_unread logout_unread flood)
+	login_unread logout_unread discovery_idle flood)
 
 cleanup() {
 	ixt_cleanup
@@ -74,7 +77,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:7}"
+ixt_raw_cases "${cases[@]:0:8}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
