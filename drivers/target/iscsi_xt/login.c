@@ -375,6 +375,24 @@ static bool ixt_login_find(const char *text, u32 len, const char *key,
 }
 
 /*
+ * Copies an iSCSI name of the request, checked before anything logs or
+ * stores it (a newline would forge kernel log lines).
+ */
+static u16 ixt_login_find_name(const char *text, u32 len, const char *key,
+			       char buf[ISCSI_NAME_LEN])
+{
+	struct ixt_text_pair pair;
+
+	if (ixt_text_find(text, len, key, &pair))
+		return IXT_LS_INIT(MISSING_FIELDS);
+	if (!ixt_name_check(pair.value, pair.value_len))
+		return IXT_LS_INIT(INIT_ERR);
+	memcpy(buf, pair.value, pair.value_len);
+	buf[pair.value_len] = '\0';
+	return 0;
+}
+
+/*
  * No TPG to log in to. A target whose TPGs on this portal are all
  * disabled is "service unavailable", which the initiator retries, as
  * after a TPG disable it should: LIO answers the same.
@@ -422,14 +440,15 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 	struct ixt_tpg *tpg;
 	u16 status;
 
-	if (!ixt_login_find(text, len, "InitiatorName", login->initiator,
-			    sizeof(login->initiator)))
-		return IXT_LS_INIT(MISSING_FIELDS);
+	status = ixt_login_find_name(text, len, "InitiatorName",
+				     login->initiator);
+	if (status)
+		return status;
 	ixt_login_find(text, len, "SessionType", type, sizeof(type));
 	if (!strcmp(type, "Normal")) {
-		if (!ixt_login_find(text, len, "TargetName", target,
-				    sizeof(target)))
-			return IXT_LS_INIT(MISSING_FIELDS);
+		status = ixt_login_find_name(text, len, "TargetName", target);
+		if (status)
+			return status;
 		tpg = ixt_portal_find_tpg_get(conn->portal, target);
 		if (IS_ERR(tpg))
 			return ixt_login_no_tpg(login, target, PTR_ERR(tpg));

@@ -52,6 +52,11 @@ LAST_PDU_SECS + LOGOUT_MARGIN seconds; the Logout Response, queued
 behind the echoes, never goes out, and the connection used to stay, its
 echoes with it, for ever.
 
+name_newline: an InitiatorName, then a TargetName, holding a newline and
+a forged log line: the login is refused with 0x0200 (initiator error),
+and no kernel log line holds the forged text (names were logged, and
+the InitiatorName kept in last_fail_name, before they were checked).
+
 flood: --conns connections, --parallel at a time, in turn a login to an
 unknown target, a discovery session (SendTargets=All, Logout), a login
 to the TPG cut off in the middle, a normal session (demo mode) cut off
@@ -526,6 +531,38 @@ def case_discovery_idle(ctx):
     return (f'{DISCOVERY_MAX} idle discovery sessions closed within '
             f'{took:.0f} s of the last login, a new one let in; the '
             f'target\'s MaxRecvDataSegmentLength {sorted(mrdsl)}')
+
+
+FORGED = 'iscsi_xt: FORGED: normal session TSIH 1 logged in'
+
+
+@case
+def case_name_newline(ctx):
+    """An InitiatorName, then a TargetName, with a newline and a forged
+    log line: refused with 0x0200, and the forged line never logged."""
+    bad = f'iqn.2026-11.org.example:x\n{FORGED}'
+    logins = ([('InitiatorName', bad), ('TargetName', ctx.target)],
+              [('InitiatorName', ctx.initiator),
+               ('TargetName', bad + '.none')])
+    fd = kmsg_mark()
+    seen = []
+    for names in logins:
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+        try:
+            rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True),
+                                 names + [('SessionType', 'Normal'),
+                                          ('AuthMethod', 'None')])
+            expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
+                   f'login: {rsp}')
+            seen.append(rsp.status)
+        finally:
+            conn.close()
+    time.sleep(1)
+    forged = [msg for _, msg in kmsg_since(fd) if 'FORGED' in msg]
+    statuses = ', '.join(f'0x{st:04x}' for st in seen)
+    expect(not forged, f'statuses {statuses}; logged: {forged[:1]}')
+    expect(seen == [0x0200, 0x0200], f'statuses {statuses}, expected 0x0200')
+    return 'both refused with 0x0200, nothing forged in the kernel log'
 
 
 def flood_cut_login(ctx, conn):

@@ -31,6 +31,8 @@
 #   8 KiB unread, then logs out: the target's socket of it is gone
 #   within 5 + 10 + 10 s (its commands waited for, its Logout Response's
 #   deadline, a margin);
+# - name_newline: an InitiatorName, then a TargetName, holding a newline
+#   and a forged log line: refused with 0x0200, nothing forged logged;
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -52,7 +54,7 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
-	login_unread logout_unread discovery_idle flood)
+	login_unread logout_unread discovery_idle name_newline flood)
 
 cleanup() {
 	ixt_cleanup
@@ -77,7 +79,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:8}"
+ixt_raw_cases "${cases[@]:0:9}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
