@@ -265,7 +265,9 @@ static int ixt_chap_try_alg(struct ixt_chap *chap, unsigned int alg,
 /*
  * Takes the first algorithm of the comma-separated CHAP_A list that
  * ixt_chap_try_alg() accepts. Items that are not numbers are skipped, as
- * unknown values of a list are.
+ * unknown values of a list are. Each algorithm is tried once: for one the
+ * kernel lacks, a try is a module lookup, and a list of 8 KiB names it
+ * 4096 times.
  */
 static int ixt_chap_choose_alg(struct ixt_chap *chap, const char *list,
 			       unsigned long allowed)
@@ -279,6 +281,8 @@ static int ixt_chap_choose_alg(struct ixt_chap *chap, const char *list,
 			ret = ixt_chap_try_alg(chap, alg, allowed);
 			if (ret != -ENOENT)
 				return ret;
+			if (alg < BITS_PER_LONG)
+				allowed &= ~BIT(alg);
 		}
 		if (!list[len])
 			return -ENOENT;
