@@ -27,8 +27,9 @@
 
 /**
  * struct ixt_login - state of a connection's login phase
- * @first: the first Login Request's BHS: ISID, TSIH, CID, ITT and CmdSN
- *	must not change afterwards.
+ * @first: the first Login Request's BHS: ISID, TSIH, CID and ITT must not
+ *	change afterwards (ixt_login_check_hdr()); its CmdSN is the
+ *	session's first.
  * @started: @first is valid.
  * @stage: current stage (CSG): %ISCSI_SECURITY_NEGOTIATION_STAGE or
  *	%ISCSI_OP_PARMS_NEGOTIATION_STAGE.
