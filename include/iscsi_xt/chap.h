@@ -129,14 +129,15 @@ enum ixt_chap_state {
 };
 
 /**
- * struct ixt_chap_ids - CHAP identifiers a session has used
+ * struct ixt_chap_ids - CHAP identifiers a set of challenges has used
  * @used: bit N is set once identifier N has been sent.
  *
- * RFC 1994 asks for a new identifier with every challenge: the target
- * never sends one twice in a session, across all its connections and
- * logins. Owned by the session, zeroed when the session is made, and
- * shared by its connections: ixt_chap_start() updates it atomically, so
- * concurrent logins need no lock around it.
+ * RFC 1994 asks for a new identifier with every challenge: the challenges
+ * made with one &struct ixt_chap_ids never repeat one, each drawn from a
+ * random start. The login keeps one for its challenge (login.c: one per
+ * login, zeroed with it), so identifiers of different logins differ only
+ * by chance. ixt_chap_start() updates it atomically, so concurrent users
+ * need no lock around it.
  */
 struct ixt_chap_ids {
 	DECLARE_BITMAP(used, IXT_CHAP_NR_IDS);

@@ -538,6 +538,7 @@ int ixt_offer_store(struct ixt_offer *offer, enum ixt_offer_param param,
 
 /* Text */
 int ixt_text_check(const char *text, u32 len);
+bool ixt_name_check(const char *s, u32 len);
 bool ixt_text_next(const char *text, u32 len, u32 *pos,
 		   struct ixt_text_pair *pair);
 int ixt_text_find(const char *text, u32 len, const char *key,

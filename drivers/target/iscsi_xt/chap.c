@@ -265,7 +265,9 @@ static int ixt_chap_try_alg(struct ixt_chap *chap, unsigned int alg,
 /*
  * Takes the first algorithm of the comma-separated CHAP_A list that
  * ixt_chap_try_alg() accepts. Items that are not numbers are skipped, as
- * unknown values of a list are.
+ * unknown values of a list are. Each algorithm is tried once: for one the
+ * kernel lacks, a try is a module lookup, and a list of 8 KiB names it
+ * 4096 times.
  */
 static int ixt_chap_choose_alg(struct ixt_chap *chap, const char *list,
 			       unsigned long allowed)
@@ -279,6 +281,8 @@ static int ixt_chap_choose_alg(struct ixt_chap *chap, const char *list,
 			ret = ixt_chap_try_alg(chap, alg, allowed);
 			if (ret != -ENOENT)
 				return ret;
+			if (alg < BITS_PER_LONG)
+				allowed &= ~BIT(alg);
 		}
 		if (!list[len])
 			return -ENOENT;
@@ -506,9 +510,10 @@ static int ixt_chap_mutual(struct ixt_chap *chap,
  * CHAP_N and CHAP_R are there, and CHAP_I and CHAP_C both or neither;
  * CHAP_N is the user name; CHAP_R decodes to exactly a digest and equals
  * H(CHAP_I || secret || CHAP_C) of the target's challenge, compared in
- * constant time. Then mutual CHAP: when mutual credentials are configured
- * the initiator must ask for it (send CHAP_I and CHAP_C), and it may ask
- * only then. When it does, the mutual secret must differ from the
+ * constant time. Then mutual CHAP, the initiator's choice as in LIO: it
+ * asks for it by sending CHAP_I and CHAP_C, which it may do only when
+ * mutual credentials are configured. When it does, the mutual secret must
+ * differ from the
  * initiator's, CHAP_I must be a number in 0..255 and CHAP_C 1 to
  * %IXT_CHAP_BINARY_MAX bytes other than the target's challenge, and @out
  * gets the mutual user name and H(CHAP_I || mutual secret || CHAP_C).

@@ -26,13 +26,27 @@
  * no more requests: PDUs, and bytes of data segments in memory of their
  * own (NOP-In echoes, Text and Login Responses, Rejects; a Data-In's
  * bytes are its command's cache lines, which the command window bounds).
- * Reading resumes once both are below half.
+ * Reading resumes once both are below half. In the login phase the
+ * bound is one PDU, and reading resumes once it is sent.
  */
 #define IXT_CONN_TX_MAX_PDUS		256
 #define IXT_CONN_TX_MAX_BYTES		SZ_1M
 
 /* Seconds a login may take before its TPG is known, LIO's default. */
 #define IXT_LOGIN_TIMEOUT_DEFAULT	15
+
+/*
+ * Seconds a connection that reads nothing more (after a Logout, a failed
+ * login, a Reject that ends it) has to send its last PDU once queued.
+ */
+#define IXT_CONN_LAST_PDU_SECS		10
+
+/*
+ * Seconds a discovery session may go without a request. iscsiadm sends
+ * SendTargets as soon as it is logged in and logs out on the answer; a
+ * poller that keeps its session asks again within this, or logs in anew.
+ */
+#define IXT_DISCOVERY_IDLE_SECS		30
 
 static unsigned int max_login_conns = 64;
 module_param(max_login_conns, uint, 0644);
@@ -132,12 +146,17 @@ EXPORT_SYMBOL_GPL(ixt_tx_pdu_free);
  * @conn: the connection.
  * @pdu: the PDU, owned by the connection from now on.
  *
- * Sets the data segment length in the BHS and the digests in force.
+ * Sets the data segment length in the BHS and the digests in force. A
+ * PDU that closes the connection once sent must be out within
+ * %IXT_CONN_LAST_PDU_SECS, or the connection is reset.
  *
  * Context: Any context but hard IRQ.
  */
 void ixt_conn_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
+	if (pdu->close)
+		mod_delayed_work(ixt_wq, &conn->deadline,
+				 IXT_CONN_LAST_PDU_SECS * HZ);
 	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
 	pdu->digests = conn->head.digests;
 	if (pdu->data)
@@ -174,11 +193,36 @@ void ixt_conn_queue_resp(struct ixt_conn *conn, struct ixt_tx_pdu *pdu,
 	spin_unlock_bh(&conn->sn_lock);
 }
 
-/* The send queue is down to half its bound, in PDUs and in bytes. */
+/*
+ * Login, and a discovery session (Text and Logout Requests only), are one
+ * response per request: their send queue holds one PDU. The state is
+ * read as it is now, in any context.
+ */
+static bool ixt_conn_lockstep(struct ixt_conn *conn)
+{
+	return READ_ONCE(conn->state) == IXT_CONN_LOGIN ||
+	       test_bit(IXT_CONN_F_DISCOVERY, &conn->flags);
+}
+
+/*
+ * The send queue is down to half its bound, in PDUs and in bytes; in
+ * lock step, empty.
+ */
 static bool ixt_conn_tx_below_half(struct ixt_conn *conn)
 {
+	if (ixt_conn_lockstep(conn))
+		return !atomic_read(&conn->tx_pdus);
 	return atomic_read(&conn->tx_pdus) <= IXT_CONN_TX_MAX_PDUS / 2 &&
 	       atomic_read(&conn->tx_bytes) <= IXT_CONN_TX_MAX_BYTES / 2;
+}
+
+/* The send queue is at its bound: in lock step, one PDU. */
+static bool ixt_conn_tx_at_bound(struct ixt_conn *conn)
+{
+	if (ixt_conn_lockstep(conn))
+		return atomic_read(&conn->tx_pdus);
+	return atomic_read(&conn->tx_pdus) >= IXT_CONN_TX_MAX_PDUS ||
+	       atomic_read(&conn->tx_bytes) >= IXT_CONN_TX_MAX_BYTES;
 }
 
 /**
@@ -229,15 +273,17 @@ EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
  * immediate commands (which take no place in the command window). Past
  * %IXT_CONN_TX_MAX_PDUS queued PDUs or %IXT_CONN_TX_MAX_BYTES of their
  * own data, the receive path takes no request until the queue is below
- * half of both, when ixt_conn_tx_done() resumes it.
+ * half of both, when ixt_conn_tx_done() resumes it. In the login phase
+ * and in a discovery session a peer gets one response per request: no
+ * request is read while a response is still queued, so that one that
+ * never reads holds one.
  *
  * Context: Process context (the receive path).
  * Return: true when the receive path must put its PDU off.
  */
 bool ixt_conn_tx_full(struct ixt_conn *conn)
 {
-	if (atomic_read(&conn->tx_pdus) < IXT_CONN_TX_MAX_PDUS &&
-	    atomic_read(&conn->tx_bytes) < IXT_CONN_TX_MAX_BYTES)
+	if (!ixt_conn_tx_at_bound(conn))
 		return false;
 	set_bit(IXT_CONN_F_TX_WAIT, &conn->flags);
 	/* Pairs with the done side: either it sees the bit or we its sends. */
@@ -432,21 +478,60 @@ void ixt_conn_rx_pdu(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return;
 	if (ixt_pdu_opcode(&pdu->hdr) == ISCSI_OP_SCSI_CMD)
 		ixt_cost_add(IXT_COST_CMDS, 1);
+	if (test_bit(IXT_CONN_F_DISCOVERY, &conn->flags))
+		ixt_conn_discovery_start(conn);
 	mutex_lock(&conn->sess->rx_lock);
 	ixt_sess_rx_ffp(conn, pdu);
 	mutex_unlock(&conn->sess->rx_lock);
 }
 EXPORT_SYMBOL_GPL(ixt_conn_rx_pdu);
 
-static void ixt_conn_login_timeout(struct work_struct *work)
+/*
+ * A connection not in full feature phase at its deadline is reset: one
+ * still in login, or one whose last PDU is not out (its peer reads
+ * nothing): a failed login's response, which would otherwise hold its
+ * place in the bound on logins for ever, a Logout Response, whose
+ * connection has no watchdog any more; and a discovery session that
+ * stays silent.
+ */
+static void ixt_conn_deadline(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(to_delayed_work(work),
-					     struct ixt_conn, login_timeout);
+					     struct ixt_conn, deadline);
+	int state = READ_ONCE(conn->state);
+	const char *why;
 
-	if (READ_ONCE(conn->state) != IXT_CONN_LOGIN)
+	if (state == IXT_CONN_LOGIN)
+		why = "login timed out";
+	else if (state == IXT_CONN_LOGOUT)
+		why = "its last response not sent in time";
+	else if (test_bit(IXT_CONN_F_DISCOVERY, &conn->flags))
+		why = "discovery session idle";
+	else
 		return;
-	pr_warn_ratelimited("%pISpc: login timed out\n", &conn->head.peer);
+	pr_warn_ratelimited("%pISpc: %s, resetting the connection\n",
+			    &conn->head.peer, why);
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
 	ixt_conn_close(conn);
+}
+
+/**
+ * ixt_conn_discovery_start() - a discovery session's deadline, renewed
+ * @conn: the connection of a discovery session in full feature phase.
+ *
+ * A discovery session has no watchdog (nor any LUN to keep alive): one
+ * that sends nothing for %IXT_DISCOVERY_IDLE_SECS is reset, so that
+ * silent peers cannot hold the bound on discovery sessions for ever.
+ * Called when it enters full feature phase and at each PDU it sends;
+ * from then on, its send queue holds one PDU (ixt_conn_tx_full()).
+ *
+ * Context: Process context (the receive path).
+ */
+void ixt_conn_discovery_start(struct ixt_conn *conn)
+{
+	set_bit(IXT_CONN_F_DISCOVERY, &conn->flags);
+	mod_delayed_work(ixt_wq, &conn->deadline,
+			 IXT_DISCOVERY_IDLE_SECS * HZ);
 }
 
 /**
@@ -458,7 +543,7 @@ static void ixt_conn_login_timeout(struct work_struct *work)
  */
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
 {
-	mod_delayed_work(ixt_wq, &conn->login_timeout,
+	mod_delayed_work(ixt_wq, &conn->deadline,
 			 (long)(conn->login_start + secs * HZ - jiffies) > 0 ?
 			 conn->login_start + secs * HZ - jiffies : 0);
 }
@@ -468,7 +553,7 @@ void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
  * @conn: the connection.
  *
  * Frees its slot in the bound on connections in login and stops the
- * login timer.
+ * login deadline.
  *
  * Context: Process context (the receive path or the release work).
  */
@@ -476,7 +561,7 @@ void ixt_conn_login_done(struct ixt_conn *conn)
 {
 	if (test_and_clear_bit(IXT_CONN_F_IN_LOGIN, &conn->flags))
 		atomic_dec(&ixt_login_conns);
-	cancel_delayed_work(&conn->login_timeout);
+	cancel_delayed_work(&conn->deadline);
 }
 
 /**
@@ -605,7 +690,7 @@ static void ixt_conn_release_work(struct work_struct *work)
 	ixt_pool_waiter_stop(&conn->pool_waiter);
 	conn->ops->shutdown(conn);
 	ixt_sess_logout_cancel(conn);
-	cancel_delayed_work_sync(&conn->login_timeout);
+	cancel_delayed_work_sync(&conn->deadline);
 	ixt_watchdog_stop(conn);
 	ixt_conn_login_done(conn);
 	ixt_login_free(conn);
@@ -706,7 +791,7 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->sess_entry);
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
-	INIT_DELAYED_WORK(&conn->login_timeout, ixt_conn_login_timeout);
+	INIT_DELAYED_WORK(&conn->deadline, ixt_conn_deadline);
 	INIT_WORK(&conn->release_work, ixt_conn_release_work);
 	ixt_sess_logout_init(conn);
 	ixt_watchdog_init(conn);
@@ -750,7 +835,7 @@ void ixt_conn_uninit(struct ixt_conn *conn)
 EXPORT_SYMBOL_GPL(ixt_conn_uninit);
 
 /**
- * ixt_conn_start() - start the login timer of a connection
+ * ixt_conn_start() - start the login deadline of a connection
  * @conn: the connection, being hooked up to its transport.
  *
  * From here on, only ixt_conn_close() ends the connection.
@@ -759,7 +844,7 @@ EXPORT_SYMBOL_GPL(ixt_conn_uninit);
  */
 void ixt_conn_start(struct ixt_conn *conn)
 {
-	queue_delayed_work(ixt_wq, &conn->login_timeout,
+	queue_delayed_work(ixt_wq, &conn->deadline,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
 }
 EXPORT_SYMBOL_GPL(ixt_conn_start);

@@ -47,6 +47,7 @@ struct ixt_reqbuf {
 #define IXT_CONN_F_REPLACED	2	/* a login with its CID replaces it */
 #define IXT_CONN_F_TX_WAIT	3	/* reading waits for the send queue */
 #define IXT_CONN_F_ABORT	4	/* reset, unsent data dropped */
+#define IXT_CONN_F_DISCOVERY	5	/* discovery session: idle deadline */
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
@@ -84,7 +85,10 @@ struct ixt_reqbuf {
  *	PDUs that carry a StatSN queued in StatSN order.
  * @stat_sn: StatSN of the next response; the receive path alone uses it
  *	during login.
- * @login_timeout: closes the connection if login takes too long.
+ * @deadline: resets the connection if it is not in full feature phase
+ *	by then: its login took too long, or its last PDU (a failed login's
+ *	response, a Logout Response) did not go out in time; and a discovery
+ *	session that stays silent.
  * @release_work: tears the connection down; see ixt_conn_close().
  * @logout_work: ends the session in the target core before its Logout
  *	Response goes (ixt_sess_logout_last()); the release work cancels
@@ -130,8 +134,8 @@ struct ixt_reqbuf {
  * @nopin_next: when the next NOP-In goes.
  * @nopin_deadline: when the outstanding NOP-In must be answered by.
  * @tx_pdus: PDUs queued to the transport and not sent; atomic. Past
- *	%IXT_CONN_TX_MAX_PDUS the connection reads no request
- *	(ixt_conn_tx_full()).
+ *	%IXT_CONN_TX_MAX_PDUS (in the login phase, one) the connection
+ *	reads no request (ixt_conn_tx_full()).
  * @tx_bytes: their data segments held in memory of their own (not a
  *	command's cache lines); atomic, bounded by %IXT_CONN_TX_MAX_BYTES
  *	the same way.
@@ -163,7 +167,7 @@ struct ixt_conn {
 	u16 cid;
 	spinlock_t sn_lock;	/* protects stat_sn, orders status PDUs */
 	u32 stat_sn;
-	struct delayed_work login_timeout;
+	struct delayed_work deadline;
 	struct work_struct release_work;
 	struct work_struct logout_work;
 	struct ixt_tx_pdu *logout_rsp;
@@ -218,6 +222,7 @@ int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
 void ixt_conn_login_done(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
+void ixt_conn_discovery_start(struct ixt_conn *conn);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);
 struct ixt_tx_pdu *ixt_conn_pdu_alloc(struct ixt_conn *conn, u8 opcode,
 				      itt_t itt, u32 dlength);

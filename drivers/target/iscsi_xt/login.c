@@ -27,8 +27,9 @@
 
 /**
  * struct ixt_login - state of a connection's login phase
- * @first: the first Login Request's BHS: ISID, TSIH, CID, ITT and CmdSN
- *	must not change afterwards.
+ * @first: the first Login Request's BHS: ISID, TSIH, CID and ITT must not
+ *	change afterwards (ixt_login_check_hdr()); its CmdSN is the
+ *	session's first.
  * @started: @first is valid.
  * @stage: current stage (CSG): %ISCSI_SECURITY_NEGOTIATION_STAGE or
  *	%ISCSI_OP_PARMS_NEGOTIATION_STAGE.
@@ -338,8 +339,14 @@ static void ixt_login_offer(struct ixt_login *login, struct ixt_offer *offer)
 				     offer->error_recovery_level);
 		offer->error_recovery_level = 0;
 	} else {
-		/* Discovery: LIO's defaults. */
+		/*
+		 * Discovery: LIO's defaults, but for the 256 KiB of
+		 * MaxXmitDataSegmentLength that LIO declares as its
+		 * MaxRecvDataSegmentLength to an initiator that declares
+		 * first: a Text Request is 64 KiB at most anyway.
+		 */
 		ixt_offer_init(offer, 0);
+		offer->max_xmit_dlength = ISCSI_DEF_MAX_RECV_SEG_LEN;
 	}
 
 	for (i = 0; i < am->nr; i++)
@@ -366,6 +373,24 @@ static bool ixt_login_find(const char *text, u32 len, const char *key,
 		return false;
 	strscpy(buf, pair.value, size);
 	return true;
+}
+
+/*
+ * Copies an iSCSI name of the request, checked before anything logs or
+ * stores it (a newline would forge kernel log lines).
+ */
+static u16 ixt_login_find_name(const char *text, u32 len, const char *key,
+			       char buf[ISCSI_NAME_LEN])
+{
+	struct ixt_text_pair pair;
+
+	if (ixt_text_find(text, len, key, &pair))
+		return IXT_LS_INIT(MISSING_FIELDS);
+	if (!ixt_name_check(pair.value, pair.value_len))
+		return IXT_LS_INIT(INIT_ERR);
+	memcpy(buf, pair.value, pair.value_len);
+	buf[pair.value_len] = '\0';
+	return 0;
 }
 
 /*
@@ -416,14 +441,15 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 	struct ixt_tpg *tpg;
 	u16 status;
 
-	if (!ixt_login_find(text, len, "InitiatorName", login->initiator,
-			    sizeof(login->initiator)))
-		return IXT_LS_INIT(MISSING_FIELDS);
+	status = ixt_login_find_name(text, len, "InitiatorName",
+				     login->initiator);
+	if (status)
+		return status;
 	ixt_login_find(text, len, "SessionType", type, sizeof(type));
 	if (!strcmp(type, "Normal")) {
-		if (!ixt_login_find(text, len, "TargetName", target,
-				    sizeof(target)))
-			return IXT_LS_INIT(MISSING_FIELDS);
+		status = ixt_login_find_name(text, len, "TargetName", target);
+		if (status)
+			return status;
 		tpg = ixt_portal_find_tpg_get(conn->portal, target);
 		if (IS_ERR(tpg))
 			return ixt_login_no_tpg(login, target, PTR_ERR(tpg));
@@ -694,6 +720,8 @@ static void ixt_login_enter_ffp(struct ixt_conn *conn)
 	ixt_login_free(conn);
 	if (conn->sess->se_sess)
 		ixt_watchdog_start(conn);
+	else
+		ixt_conn_discovery_start(conn);
 }
 
 /* Decides T and NSG of the response, once the keys of a request are done. */

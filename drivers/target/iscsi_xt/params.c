@@ -1447,10 +1447,37 @@ static int ixt_neg_select(const struct ixt_neg *neg, enum ixt_key k,
 	return 0;
 }
 
+/**
+ * ixt_name_check() - whether a text value may be an iSCSI name
+ * @s: the value, well-formed UTF-8 (ixt_text_check()), not NUL-terminated.
+ * @len: its length in bytes.
+ *
+ * An iSCSI name (RFC 3720 section 3.2.6) has 1 to 223 bytes and neither
+ * spaces nor control characters: ASCII ones, DEL, or the C1 controls
+ * (U+0080 to U+009F), which a terminal showing the kernel log may act
+ * on. Like LIO, nothing more is asked of it (RFC 3722's stringprep
+ * output: lower case, no punctuation but '-', '.' and ':'), as
+ * initiators send their names as the admin wrote them.
+ *
+ * Context: Any context.
+ * Return: true when @s may be an iSCSI name, and so be logged.
+ */
+bool ixt_name_check(const char *s, u32 len)
+{
+	u32 i;
+
+	if (!len || len >= ISCSI_NAME_LEN || !ixt_printable(s, len, true))
+		return false;
+	for (i = 0; i + 1 < len; i++)
+		if ((u8)s[i] == 0xc2 && (u8)s[i + 1] < 0xa0)
+			return false;
+	return true;
+}
+
 static int ixt_neg_copy_name(char *dst, const char *s, u32 len,
 			     struct ixt_login_status *status)
 {
-	if (!len || !ixt_printable(s, len, true))
+	if (!ixt_name_check(s, len))
 		return ixt_neg_init_err(status, -EPROTO);
 	memcpy(dst, s, len);
 	dst[len] = '\0';

@@ -592,6 +592,35 @@ TEST(chap_alg_unavailable)
 	reset_hooks();
 }
 
+/*
+ * An algorithm the kernel lacks costs a module lookup (two modprobe runs)
+ * each time it is tried: however often CHAP_A names it, it is tried once.
+ */
+TEST(chap_alg_tried_once)
+{
+	struct ixt_chap_ids ids = { };
+	struct ixt_chap chap = { };
+	struct ixt_chap_challenge out;
+	enum ixt_chap_reason why = IXT_CHAP_ERR_NR;
+	char list[8192];
+	size_t i;
+
+	for (i = 0; i + 4 < sizeof(list); i += 2)
+		memcpy(list + i, "8,", 2);
+	memcpy(list + i, "7", 2);
+	reset_hooks();
+	ixt_shash_fail_name = "sha3-256";
+	ixt_shash_fail_err = -ENOENT;
+	ixt_shash_allocs = 0;
+	EXPECT_EQ(ixt_chap_start(&chap, &ids, list, IXT_CHAP_ALGS_ALL, &out,
+				 &why), 0);
+	EXPECT_EQ(strcmp(out.a, "7"), 0);
+	EXPECT_EQ(ixt_shash_allocs, 2);
+	ixt_chap_destroy(&chap);
+	EXPECT_EQ(ixt_shash_live, 0);
+	reset_hooks();
+}
+
 /* 256 challenges in a session take 256 different identifiers, then no more. */
 TEST(chap_ids_never_reused)
 {

@@ -723,6 +723,38 @@ TEST(text_next_and_find)
 	EXPECT_WARNS(1, EXPECT_FALSE(ixt_text_next("A1\0", 3, &pos, &pair)));
 }
 
+TEST(name_check)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{ "iqn.2005-03.org.example:x", true },
+		{ "eui.02004567A425678D", true },
+		{ "iqn.2005-03.org.example:caf\xc3\xa9", true },
+		{ "iqn.2005-03.org.example:\xc2\xa0", true },
+		{ "", false },
+		{ "iqn.x y", false },
+		{ "iqn.x\ny", false },
+		{ "iqn.x\x1b" "[2J", false },
+		{ "iqn.x\x7f", false },
+		{ "iqn.x\xc2\x85", false },
+		{ "iqn.x\xc2\x9b", false },
+	};
+	char name[ISCSI_NAME_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		IXT_CASE("%s", cases[i].s);
+		EXPECT_EQ(ixt_name_check(cases[i].s, strlen(cases[i].s)),
+			  cases[i].ok);
+	}
+	/* 223 bytes at most. */
+	memset(name, 'a', sizeof(name));
+	EXPECT_TRUE(ixt_name_check(name, ISCSI_NAME_LEN - 1));
+	EXPECT_FALSE(ixt_name_check(name, ISCSI_NAME_LEN));
+}
+
 TEST(text_buf_add)
 {
 	char data[24];
@@ -1308,6 +1340,7 @@ TEST(names_malformed)
 		"InitiatorName=iqn.2005-03.org x|TargetName=" TNAME "|",
 		"InitiatorName=iqn.\x7f|TargetName=" TNAME "|",
 		"InitiatorName=" INAME "|TargetName=iqn.\t|",
+		"InitiatorName=iqn.\xc2\x9b" "2J|TargetName=" TNAME "|",
 	};
 	size_t i;
 

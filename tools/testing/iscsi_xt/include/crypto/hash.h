@@ -24,6 +24,8 @@ __attribute__((weak)) int ixt_shash_fail_err;
 __attribute__((weak)) int ixt_shash_update_err;
 /* Transforms allocated and not yet freed. */
 __attribute__((weak)) long ixt_shash_live;
+/* Calls of crypto_alloc_shash(), each a module lookup in the kernel. */
+__attribute__((weak)) long ixt_shash_allocs;
 
 struct crypto_shash {
 	const EVP_MD *md;
@@ -54,6 +56,7 @@ static inline struct crypto_shash *crypto_alloc_shash(const char *alg_name,
 
 	(void)type;
 	(void)mask;
+	ixt_shash_allocs++;
 	if (ixt_shash_fail_name && !strcmp(alg_name, ixt_shash_fail_name))
 		return ERR_PTR(ixt_shash_fail_err);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -26,6 +26,37 @@ discovery_cap: DISCOVERY_MAX discovery sessions held open at once; one
 more is refused at its login with status 0x0302 (out of resources), and
 once one of them has logged out a new one gets in.
 
+login_unread: --conns connections with a small receive buffer that read
+nothing, each sending UNREAD_REQUESTS Login Requests (T=0) of
+UNREAD_KEYS unknown keys, each answered with a NotUnderstood per key
+(8 KiB),
+then a NOP-Out, which fails the login. The target reads no Login Request
+while a Login Response is queued, so MemAvailable drops by less than
+UNREAD_AVAIL_BOUND a connection meanwhile; and within LOGIN_TIMEOUT +
+UNREAD_MARGIN seconds every one is reset and a new discovery session
+gets in (a failed login whose response never goes out used to hold its
+place in the bound on logins for ever).
+
+discovery_idle: DISCOVERY_MAX discovery sessions that send nothing once
+logged in are each closed by the target within DISCOVERY_IDLE +
+DISCOVERY_MARGIN seconds of the last login, and then a new one gets in
+(they used to hold the bound on discovery sessions for as long as they
+stayed); the target declared a MaxRecvDataSegmentLength of 8192 at most
+to each, though they declared theirs first (LIO's quirk made it 262144).
+
+logout_unread: a normal session (demo mode) with a small receive buffer
+sends LOGOUT_PINGS immediate NOP-Outs of PING_LEN bytes without reading
+their echoes, then a Logout: the target's socket of the connection is
+gone (but for an orphan closing, or TIME-WAIT) within LOGOUT_WAIT +
+LAST_PDU_SECS + LOGOUT_MARGIN seconds; the Logout Response, queued
+behind the echoes, never goes out, and the connection used to stay, its
+echoes with it, for ever.
+
+name_newline: an InitiatorName, then a TargetName, holding a newline and
+a forged log line: the login is refused with 0x0200 (initiator error),
+and no kernel log line holds the forged text (names were logged, and
+the InitiatorName kept in last_fail_name, before they were checked).
+
 flood: --conns connections, --parallel at a time, in turn a login to an
 unknown target, a discovery session (SendTargets=All, Logout), a login
 to the TPG cut off in the middle, a normal session (demo mode) cut off
@@ -39,14 +70,15 @@ more often than printk_ratelimited() lets a call site log: 10 lines in
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
 
 from ixt_iscsi import (
     F_FINAL, FFP, LOGIN_T, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
-    Connection, Fail, bhs, cdb10, expect, kmsg_mark, kmsg_since,
-    login_flags, scsi_cmd)
+    Connection, Fail, bhs, cdb10, encode_keys, expect, kmsg_mark,
+    kmsg_since, login_flags, login_req, logout_req, nop_out, scsi_cmd)
 
 # What a connection of pin_* may add: vmalloc areas of iscsi_xt, and
 # kernel memory of any kind as MemAvailable sees it (a socket pair, the
@@ -57,6 +89,31 @@ PIN_DLENGTH = 0xffffff
 PIN_SENT = 16           # bytes of the data segment sent
 VARLEN_CDB_LEN = 260    # 8 + 252
 DISCOVERY_MAX = 64      # session.c: IXT_MAX_DISCOVERY_SESSIONS
+LOGIN_TIMEOUT = 15      # the TPG's login_timeout, the one of discovery
+DISCOVERY_IDLE = 30     # conn.c: IXT_DISCOVERY_IDLE_SECS
+SLOW = int(os.environ.get('IXT_SLOW', '1'))
+# login_unread: a connection's requests (about 130 KiB) fit in its socket
+# buffers and the target's; the responses to them (UNREAD_KEYS unknown
+# keys of UNREAD_KEY_LEN characters, NotUnderstood each: 7800 bytes, one
+# PDU) do not. Few enough requests that the target reads them all well
+# within the login timeout under TCG, as it did before the fix. The MSS
+# of a network (UNREAD_MSS), not lo's 64 KiB: the target's send buffer
+# would grow to 4 MiB, and take every response. The bound: a queued
+# response, the requests not read and the socket buffers of both ends.
+UNREAD_REQUESTS = 20
+UNREAD_KEYS = 120
+UNREAD_KEY_LEN = 50
+UNREAD_RCVBUF = 4096
+UNREAD_MSS = 1400
+UNREAD_AVAIL_BOUND = 384 << 10
+UNREAD_MARGIN = 15 * SLOW
+# logout_unread: 800 KiB of echoes, under the send queue's 1 MiB.
+LOGOUT_PINGS = 100
+PING_LEN = 8192
+LOGOUT_WAIT = 5         # session.c: IXT_REINSTATE_WAIT_SECS
+LAST_PDU_SECS = 10      # conn.c: IXT_CONN_LAST_PDU_SECS
+LOGOUT_MARGIN = 10 * SLOW
+DISCOVERY_MARGIN = 10 * SLOW
 
 CASES = Cases()
 case = CASES.case
@@ -236,9 +293,10 @@ def flood_discovery(ctx, conn):
     conn.logout()
 
 
-def discovery_login(ctx, conn):
+def discovery_login(ctx, conn, got=None):
     """The Login Response's status of a discovery login of @conn, which
-    is in full feature phase when that is 0."""
+    is in full feature phase when that is 0; the keys of the operational
+    stage's responses are added to the list @got."""
     keys = [('InitiatorName', conn.initiator), ('SessionType', 'Discovery'),
             ('AuthMethod', 'None')]
     rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
@@ -252,6 +310,8 @@ def discovery_login(ctx, conn):
         rsp = conn.login_pdu(login_flags(OPER, FFP, transit=True), keys)
         expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
                f'discovery login, operational stage: {rsp}')
+        if got is not None:
+            got += rsp.keys
         if rsp.status or (rsp.flags & LOGIN_T and rsp.flags & 3 == FFP):
             return rsp.status
         # Offers of the target: take their first values.
@@ -298,6 +358,211 @@ def case_discovery_cap(ctx):
             conn.close()
     return (f'{DISCOVERY_MAX} discovery sessions held, the next refused '
             f'with 0x0302, one more in after a logout')
+
+
+def unread_conn(ctx):
+    """A socket to the target with a small receive buffer, never read, a
+    send buffer for all it sends, and the MSS of a network."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, UNREAD_RCVBUF)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, UNREAD_MSS)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    s.settimeout(10)
+    s.connect((ctx.host, ctx.port))
+    return s
+
+
+def unread_requests(ctx, isid):
+    """UNREAD_REQUESTS Login Requests of the security stage without T,
+    each of UNREAD_KEYS unknown keys, then a NOP-Out that fails the
+    login, all as one stream of bytes."""
+    unknown = [(f'X{i:03d}'.ljust(UNREAD_KEY_LEN, 'x'), '')
+               for i in range(UNREAD_KEYS)]
+    out = b''
+    for i in range(UNREAD_REQUESTS):
+        keys = unknown if i else [('InitiatorName', ctx.initiator),
+                                  ('SessionType', 'Discovery')] + unknown[2:]
+        data = encode_keys(keys)
+        h = bytearray(login_req(login_flags(SEC), isid, 1, 1, 0))
+        h[5:8] = len(data).to_bytes(3, 'big')
+        out += bytes(h) + data + bytes(-len(data) % 4)
+    return out + nop_out(0x10, 1, 0, imm=True)
+
+
+@case
+def case_login_unread(ctx):
+    """--conns connections that never read, each sending UNREAD_REQUESTS
+    Login Requests that are answered with 8 KiB each, then a PDU
+    that fails the login: MemAvailable drops by less than
+    UNREAD_AVAIL_BOUND a connection, and a discovery login gets in once
+    the login timeout reset them."""
+    out = unread_requests(ctx, 0x800000000000 | os.getpid() & 0xffffff)
+    avail0 = mem_available()
+    socks = []
+    try:
+        for _ in range(ctx.conns):
+            s = unread_conn(ctx)
+            socks.append(s)
+            s.sendall(out)
+        time.sleep(ctx.settle + 2)
+        dropped = avail0 - mem_available()
+        seen = (f'{ctx.conns} connections, MemAvailable '
+                f'{-dropped >> 10:+d} KiB')
+        t0 = time.monotonic()
+        while True:
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+            try:
+                status = discovery_login(ctx, conn)
+            except (Fail, OSError):
+                status = None
+            finally:
+                conn.close()
+            took = time.monotonic() - t0
+            if status == 0:
+                break
+            expect(took < LOGIN_TIMEOUT + UNREAD_MARGIN,
+                   f'{seen}; no discovery login {took:.0f} s later: '
+                   f'{"refused" if status is None else hex(status)}')
+            time.sleep(1)
+        held = sum(still_open(s) for s in socks)
+    finally:
+        for s in socks:
+            s.close()
+    expect(dropped < ctx.conns * UNREAD_AVAIL_BOUND,
+           f'{seen}: over {ctx.conns} x {UNREAD_AVAIL_BOUND >> 10} KiB')
+    return (f'{seen}; a discovery login {took:.0f} s later, '
+            f'{held} of them still open')
+
+
+def target_sock_held(ctx, port):
+    """The target's sockets of the connection from @port that are still
+    its own: not TIME-WAIT, nor orphans (ino:0) the kernel finishes
+    closing (the rule of tcp_faults.sh's target_sock_released)."""
+    out = subprocess.run(
+        ['ss', '-tnHe', 'state', 'connected', 'exclude', 'time-wait',
+         f'( sport = :{ctx.port} and dport = :{port} )'],
+        capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines()
+            if not re.search(r' ino:0( |$)', line)]
+
+
+@case
+def case_logout_unread(ctx):
+    """A session that does not read the echoes of LOGOUT_PINGS NOP-Outs
+    of PING_LEN bytes, then logs out: the target's socket of it is gone
+    within LOGOUT_WAIT + LAST_PDU_SECS + LOGOUT_MARGIN seconds."""
+    conn = Connection.__new__(Connection)
+    conn.sock = unread_conn(ctx)
+    conn.init_session(10.0, ctx.initiator)
+    try:
+        conn.login(ctx.target)
+        port = conn.sock.getsockname()[1]
+        expect(target_sock_held(ctx, port),
+               f'ss shows no socket of the target from port {port}')
+        out = b''
+        for _ in range(LOGOUT_PINGS):
+            out += conn.frame_pdu(nop_out(conn.next_itt(), conn.cmdsn,
+                                          conn.expstatsn, imm=True),
+                                  bytes(PING_LEN))[1]
+        out += conn.frame_pdu(logout_req(conn.next_itt(), conn.cmdsn,
+                                         conn.expstatsn))[1]
+        conn.sock.sendall(out)
+        t0 = time.monotonic()
+        bound = LOGOUT_WAIT + LAST_PDU_SECS + LOGOUT_MARGIN
+        first = target_sock_held(ctx, port)
+        expect(first, 'the target closed the connection at once: its '
+               'Logout Response went out')
+        while True:
+            held = target_sock_held(ctx, port)
+            took = time.monotonic() - t0
+            if not held:
+                break
+            expect(took < bound, f'{took:.0f} s after the Logout the '
+                   f'target still holds its socket: {held[0]}')
+            time.sleep(0.5)
+    finally:
+        conn.close()
+    return (f'{LOGOUT_PINGS} echoes of {PING_LEN} bytes unread, the '
+            f'target\'s socket gone {took:.0f} s after the Logout '
+            f'(at first {" ".join(first[0].split()[:3])})')
+
+
+@case
+def case_discovery_idle(ctx):
+    """DISCOVERY_MAX discovery sessions that send nothing once logged in
+    (MaxRecvDataSegmentLength=8192 declared first): each is closed by the
+    target within DISCOVERY_IDLE + DISCOVERY_MARGIN seconds, then a new
+    one gets in; the target declared 8192 at most to each."""
+    conns, mrdsl = [], set()
+    try:
+        for i in range(DISCOVERY_MAX):
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+            conn.isid = 0x800000001000 | i
+            conns.append(conn)
+            got = []
+            status = discovery_login(ctx, conn, got)
+            expect(status == 0, f'discovery session {i + 1}: status '
+                   f'0x{status:04x}')
+            mrdsl |= {int(v) for k, v in got
+                      if k == 'MaxRecvDataSegmentLength'}
+        t0 = time.monotonic()
+        for i, conn in enumerate(conns):
+            left = DISCOVERY_IDLE + DISCOVERY_MARGIN - \
+                (time.monotonic() - t0)
+            try:
+                conn.expect_closed(max(left, 1))
+            except Fail as err:
+                raise Fail(f'discovery session {i + 1}, '
+                           f'{time.monotonic() - t0:.0f} s idle: '
+                           f'{err}') from None
+        took = time.monotonic() - t0
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+        conns.append(conn)
+        status = discovery_login(ctx, conn)
+        expect(status == 0, f'a discovery login after them: status '
+               f'0x{status:04x}')
+        conn.logout()
+    finally:
+        for conn in conns:
+            conn.close()
+    expect(mrdsl and max(mrdsl) <= 8192,
+           f'the target declared MaxRecvDataSegmentLength {sorted(mrdsl)}'
+           f', expected 8192 at most')
+    return (f'{DISCOVERY_MAX} idle discovery sessions closed within '
+            f'{took:.0f} s of the last login, a new one let in; the '
+            f'target\'s MaxRecvDataSegmentLength {sorted(mrdsl)}')
+
+
+FORGED = 'iscsi_xt: FORGED: normal session TSIH 1 logged in'
+
+
+@case
+def case_name_newline(ctx):
+    """An InitiatorName, then a TargetName, with a newline and a forged
+    log line: refused with 0x0200, and the forged line never logged."""
+    bad = f'iqn.2026-11.org.example:x\n{FORGED}'
+    logins = ([('InitiatorName', bad), ('TargetName', ctx.target)],
+              [('InitiatorName', ctx.initiator),
+               ('TargetName', bad + '.none')])
+    fd = kmsg_mark()
+    seen = []
+    for names in logins:
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+        try:
+            rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True),
+                                 names + [('SessionType', 'Normal'),
+                                          ('AuthMethod', 'None')])
+            expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
+                   f'login: {rsp}')
+            seen.append(rsp.status)
+        finally:
+            conn.close()
+    time.sleep(1)
+    forged = [msg for _, msg in kmsg_since(fd) if 'FORGED' in msg]
+    statuses = ', '.join(f'0x{st:04x}' for st in seen)
+    expect(not forged, f'statuses {statuses}; logged: {forged[:1]}')
+    expect(seen == [0x0200, 0x0200], f'statuses {statuses}, expected 0x0200')
+    return 'both refused with 0x0200, nothing forged in the kernel log'
 
 
 def flood_cut_login(ctx, conn):

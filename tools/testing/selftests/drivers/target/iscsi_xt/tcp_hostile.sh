@@ -18,6 +18,21 @@
 # - discovery_cap: 64 discovery sessions held open at once, the next one
 #   refused at login with "out of resources" (0x0302), and one more let
 #   in after one of them logged out;
+# - discovery_idle: 64 discovery sessions silent once logged in, each
+#   closed by the target within 30 + 10 s, then a new one let in; the
+#   target declared MaxRecvDataSegmentLength 8192 at most to each;
+# - login_unread: $pin connections that read nothing, each sending 20
+#   Login Requests of 120 unknown keys without T (7.8 KB of answer
+#   each), then a NOP-Out that fails the login: MemAvailable drops by
+#   less than 384 KiB a connection (the target reads no Login Request
+#   while a Login Response is queued), and within login_timeout + 15 s
+#   they are reset and a discovery login gets in;
+# - logout_unread: a session that leaves the echoes of 100 NOP-Outs of
+#   8 KiB unread, then logs out: the target's socket of it is gone
+#   within 5 + 10 + 10 s (its commands waited for, its Logout Response's
+#   deadline, a margin);
+# - name_newline: an InitiatorName, then a TargetName, holding a newline
+#   and a forged log line: refused with 0x0200, nothing forged logged;
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -29,7 +44,7 @@
 
 ixt_require_root
 ixt_require_module
-ixt_require_cmd python3
+ixt_require_cmd python3 ss
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 tgt=iqn.2026-11.org.example.hostile:rd
@@ -39,7 +54,7 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
-	flood)
+	login_unread logout_unread discovery_idle name_newline flood)
 
 cleanup() {
 	ixt_cleanup
@@ -64,7 +79,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:5}"
+ixt_raw_cases "${cases[@]:0:9}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
