@@ -593,6 +593,22 @@ static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
 	}
 }
 
+/* Whether the backend writes every byte of @se_cmd's read buffer. */
+static bool ixt_cmd_backend_fills(const struct se_cmd *se_cmd)
+{
+	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+		return false;
+	switch (se_cmd->t_task_cdb[0]) {
+	case READ_6:
+	case READ_10:
+	case READ_12:
+	case READ_16:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * A read's lines become its data buffer once the target core has parsed
  * the CDB, as transport_generic_map_mem_to_cmd() would do for an SGL
@@ -608,15 +624,19 @@ static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
  * - Residual underflow, it asks for less: the core lowers data_length to
  *   the CDB's, and the buffer is cut there too.
  *
- * The buffer of a command other than READ (no SCF_SCSI_DATA_CDB) is
- * zeroed first, every byte the Data-In may carry: the core's emulations
+ * The buffer of a command other than READ is zeroed first, every byte
+ * the Data-In may carry (and the core may compare): the core's emulations
  * (RECEIVE COPY RESULTS, say) may fill less than the allocation length
  * and still complete with all of it, and the lines hold what earlier
  * commands, of any session, left there. LIO zeroes the buffers it
  * allocates for such commands in transport_generic_new_cmd(); the core
  * skips that for a fabric's own buffer (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC).
  * A READ's buffer is not zeroed: its backend fills it whole (see
- * Documentation/design.rst for the null devices that do not).
+ * Documentation/design.rst for the null devices that do not). READ is
+ * its opcode, not SCF_SCSI_DATA_CDB: the core marks COMPARE AND WRITE a
+ * data CDB too, and one sent with R=1 and W=0 runs at once, comparing
+ * the block with lines nobody wrote for it; its MISCOMPARE offset would
+ * tell where they differ.
  *
  * The read buffer of a bidirectional command is zeroed whatever its CDB:
  * its Data-In is sent whole, whatever the backend (pscsi, TCMU) filled.
@@ -633,7 +653,7 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 	if (!cmd->head.nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
 	    !se_cmd->data_length)
 		return;
-	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+	if (!ixt_cmd_backend_fills(se_cmd))
 		ixt_cmd_zero_buf(cmd->head.bvec, se_cmd->data_length);
 	se_cmd->t_data_sg = cmd->sgl;
 	se_cmd->t_data_nents = ixt_cmd_cut_sgl(cmd, se_cmd->data_length);
