@@ -1005,9 +1005,10 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
  *	that waits for Data-Out
  * @cmd: the write, in its data phase, the core waiting for its data.
  *
- * No more R2Ts go out for it and it will not run; the Data-Out already
- * solicited is still received (and dropped with the command), and the
- * data phase ends when it is in or the connection goes.
+ * No more R2Ts go out for it and it will not run; its cache lines go
+ * back to the pool at once (ixt_dataout_settle()). The Data-Out already
+ * solicited is still received, and dropped, and the data phase ends
+ * when it is in or the connection goes.
  *
  * Context: Process context, under the session's rx_lock (the receive
  * path of any connection of the session).
@@ -1020,6 +1021,34 @@ void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 	cmd->abort_deadline = jiffies + IXT_CMD_ABORT_WAIT;
 	queue_delayed_work(ixt_wq, &cmd->abort_work, 0);
 	ixt_dataout_settle(cmd);
+}
+
+/**
+ * ixt_cmd_shed_lines() - give back the cache lines of an aborted write
+ * @cmd: a write in its data phase that will never run (aborted), still
+ *	waiting for Data-Out solicited or unsolicited before the abort.
+ *
+ * Its lines go back to the pool at once, not when the initiator sends
+ * data it may never send: the Data-Out that still comes for the write
+ * is checked and counted as before, its data read and dropped
+ * (ixt_dataout_rx_hdr()). The command itself keeps its slot, its place
+ * in the window and its reference until that data is in or the
+ * connection goes. The target core still has the write's SGL over the
+ * lines, but neither runs nor reads an aborted write.
+ *
+ * Not while data is on its way into the lines: a Data-Out's segment
+ * being received without the rx_lock (conn->rx_data), whose
+ * ixt_dataout_rx() settles the write again, or an RDMA fetch, which
+ * ends with ixt_dataout_fetched() and the whole solicited data in.
+ *
+ * Context: Process context, under the session's rx_lock.
+ */
+void ixt_cmd_shed_lines(struct ixt_cmd *cmd)
+{
+	if (!cmd->head.nr_lines || cmd->head.conn->rx_data == cmd ||
+	    test_bit(IXT_CMD_F_FETCH, &cmd->head.flags))
+		return;
+	ixt_cmd_lines_put(cmd);
 }
 
 /**

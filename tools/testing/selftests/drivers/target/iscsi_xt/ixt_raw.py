@@ -625,10 +625,58 @@ def abort_task(conn, itt, cmdsn):
     expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
 
 
+def pool_field(name):
+    """The field @name (lines, free...) of the cache-line pool's debugfs
+    file."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f
+                        if ln.startswith(name + ' ')))
+
+
 def pool_free():
     """Free lines of the cache-line pool (debugfs)."""
-    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
-        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
+    return pool_field('free')
+
+
+@case
+def case_ffp_pool_aborted_writes(ctx):
+    """Writes aborted while their R2Ts go unanswered give their cache lines
+    back at once, not when the connection goes: eight 8 MiB writes in
+    turn, each aborted (ABORT TASK, Function complete) after its first
+    R2T, through a 20 MiB pool (tcp_window.sh loads iscsi_xt so). Each
+    gets its R2T, none TASK SET FULL, and with all eight aborted every
+    line is free, the connection up. The last one's R2T then answered is
+    read and dropped and the session goes on (a NOP); a second session's
+    8 MiB write reads back equal."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    conn = logged_in(ctx, keys)
+    no_data(conn, bytes(6))             # a unit attention, if any
+    data, lines = os.urandom(8 << 20), pool_field('lines')
+    for i in range(8):
+        itt = conn.send_write(POOL_LBA, data)
+        r2t = conn.recv_pdu(timeout=30)
+        expect(r2t is not None and r2t.op == OP_R2T and r2t.itt == itt,
+               f'aborted write {i + 1}: expected an R2T, got {r2t}')
+        abort_task(conn, itt, (conn.cmdsn - 1) & 0xffffffff)
+    conn.nop()
+    for _ in range(20):
+        free = pool_free()
+        if free == lines:
+            break
+        time.sleep(0.1)
+    expect(free == lines, f'{free} of {lines} lines free, eight writes aborted')
+    conn.answer_r2t(r2t, data)
+    conn.nop()
+    other = connect(ctx)
+    other.isid ^= 1                     # another session
+    login_checked(other, ctx.target, keys)
+    no_data(other, bytes(6))
+    good(other.write(POOL_LBA, data), "the other session's 8 MiB write")
+    read_back(other, POOL_LBA, data)
+    other.logout()
+    conn.logout()
+    return (f'8 x 8 MiB aborted: {free} of {lines} lines free at once; the '
+            "late Data-Out dropped; another session's 8 MiB written")
 
 
 @case
