@@ -436,6 +436,14 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
 		return 0;
 	}
+	if (edtl && ixt_cmdsn_hole_full(conn, &pdu->hdr,
+					edtl + ahs.bidi_read_len)) {
+		pr_warn_ratelimited("%s: CmdSN 0x%08x past a hole, its lines would pass the session's share: TASK SET FULL\n",
+				    conn->sess->initiator,
+				    be32_to_cpu(req->cmdsn));
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+		return 0;
+	}
 
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
