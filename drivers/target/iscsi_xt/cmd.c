@@ -436,6 +436,14 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
 		return 0;
 	}
+	if (edtl && ixt_cmdsn_hole_full(conn, &pdu->hdr,
+					edtl + ahs.bidi_read_len)) {
+		pr_warn_ratelimited("%s: CmdSN 0x%08x past a hole, its lines would pass the session's share: TASK SET FULL\n",
+				    conn->sess->initiator,
+				    be32_to_cpu(req->cmdsn));
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+		return 0;
+	}
 
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
@@ -593,6 +601,22 @@ static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
 	}
 }
 
+/* Whether the backend writes every byte of @se_cmd's read buffer. */
+static bool ixt_cmd_backend_fills(const struct se_cmd *se_cmd)
+{
+	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+		return false;
+	switch (se_cmd->t_task_cdb[0]) {
+	case READ_6:
+	case READ_10:
+	case READ_12:
+	case READ_16:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * A read's lines become its data buffer once the target core has parsed
  * the CDB, as transport_generic_map_mem_to_cmd() would do for an SGL
@@ -608,15 +632,19 @@ static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
  * - Residual underflow, it asks for less: the core lowers data_length to
  *   the CDB's, and the buffer is cut there too.
  *
- * The buffer of a command other than READ (no SCF_SCSI_DATA_CDB) is
- * zeroed first, every byte the Data-In may carry: the core's emulations
+ * The buffer of a command other than READ is zeroed first, every byte
+ * the Data-In may carry (and the core may compare): the core's emulations
  * (RECEIVE COPY RESULTS, say) may fill less than the allocation length
  * and still complete with all of it, and the lines hold what earlier
  * commands, of any session, left there. LIO zeroes the buffers it
  * allocates for such commands in transport_generic_new_cmd(); the core
  * skips that for a fabric's own buffer (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC).
  * A READ's buffer is not zeroed: its backend fills it whole (see
- * Documentation/design.rst for the null devices that do not).
+ * Documentation/design.rst for the null devices that do not). READ is
+ * its opcode, not SCF_SCSI_DATA_CDB: the core marks COMPARE AND WRITE a
+ * data CDB too, and one sent with R=1 and W=0 runs at once, comparing
+ * the block with lines nobody wrote for it; its MISCOMPARE offset would
+ * tell where they differ.
  *
  * The read buffer of a bidirectional command is zeroed whatever its CDB:
  * its Data-In is sent whole, whatever the backend (pscsi, TCMU) filled.
@@ -633,7 +661,7 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 	if (!cmd->head.nr_lines || se_cmd->data_direction != DMA_FROM_DEVICE ||
 	    !se_cmd->data_length)
 		return;
-	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+	if (!ixt_cmd_backend_fills(se_cmd))
 		ixt_cmd_zero_buf(cmd->head.bvec, se_cmd->data_length);
 	se_cmd->t_data_sg = cmd->sgl;
 	se_cmd->t_data_nents = ixt_cmd_cut_sgl(cmd, se_cmd->data_length);
@@ -985,9 +1013,10 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
  *	that waits for Data-Out
  * @cmd: the write, in its data phase, the core waiting for its data.
  *
- * No more R2Ts go out for it and it will not run; the Data-Out already
- * solicited is still received (and dropped with the command), and the
- * data phase ends when it is in or the connection goes.
+ * No more R2Ts go out for it and it will not run; its cache lines go
+ * back to the pool at once (ixt_dataout_settle()). The Data-Out already
+ * solicited is still received, and dropped, and the data phase ends
+ * when it is in or the connection goes.
  *
  * Context: Process context, under the session's rx_lock (the receive
  * path of any connection of the session).
@@ -1000,6 +1029,34 @@ void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 	cmd->abort_deadline = jiffies + IXT_CMD_ABORT_WAIT;
 	queue_delayed_work(ixt_wq, &cmd->abort_work, 0);
 	ixt_dataout_settle(cmd);
+}
+
+/**
+ * ixt_cmd_shed_lines() - give back the cache lines of an aborted write
+ * @cmd: a write in its data phase that will never run (aborted), still
+ *	waiting for Data-Out solicited or unsolicited before the abort.
+ *
+ * Its lines go back to the pool at once, not when the initiator sends
+ * data it may never send: the Data-Out that still comes for the write
+ * is checked and counted as before, its data read and dropped
+ * (ixt_dataout_rx_hdr()). The command itself keeps its slot, its place
+ * in the window and its reference until that data is in or the
+ * connection goes. The target core still has the write's SGL over the
+ * lines, but neither runs nor reads an aborted write.
+ *
+ * Not while data is on its way into the lines: a Data-Out's segment
+ * being received without the rx_lock (conn->rx_data), whose
+ * ixt_dataout_rx() settles the write again, or an RDMA fetch, which
+ * ends with ixt_dataout_fetched() and the whole solicited data in.
+ *
+ * Context: Process context, under the session's rx_lock.
+ */
+void ixt_cmd_shed_lines(struct ixt_cmd *cmd)
+{
+	if (!cmd->head.nr_lines || cmd->head.conn->rx_data == cmd ||
+	    test_bit(IXT_CMD_F_FETCH, &cmd->head.flags))
+		return;
+	ixt_cmd_lines_put(cmd);
 }
 
 /**

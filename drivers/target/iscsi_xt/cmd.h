@@ -7,7 +7,8 @@
  * Lifetime: a command is freed when its reference count drops to zero.
  * The target core holds one from target_init_cmd() until it calls
  * ixt_release_cmd(); the data phase of a write holds another until the
- * last Data-Out the command expects is in (or the connection goes), and
+ * last Data-Out the command expects is in (or the connection goes; an
+ * aborted write gives its lines back before, ixt_cmd_shed_lines()), and
  * so does each Data-Out whose data is being received into it
  * (conn->rx_data); a held command belongs to the CmdSN queue. The
  * core's own reference counting (se_cmd.cmd_kref, with TARGET_SCF_ACK_KREF)
@@ -194,6 +195,7 @@ struct ixt_tx_pdu *ixt_cmd_rsp_pdu(struct ixt_cmd *cmd);
 void ixt_cmd_abort_write(struct ixt_cmd *cmd);
 void ixt_cmd_execute(struct ixt_cmd *cmd);
 void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd);
+void ixt_cmd_shed_lines(struct ixt_cmd *cmd);
 
 /* submit.c */
 void ixt_submit(struct ixt_cmd *cmd);

@@ -6,7 +6,12 @@
  * its buffer, its data already in place) and released with everything
  * behind the hole, in order, when the hole closes. ExpCmdSN is the
  * queue's expected number. The queue is holes.c's ixt_snq, as big as the
- * command window, so what is held is bounded by the window.
+ * command window, so what is held is bounded by the window; the cache
+ * lines held SCSI Commands took at their header, by an eighth of the pool
+ * (ixt_cmdsn_hole_full()). How long a hole may hold them, by the
+ * watchdog: at ErrorRecoveryLevel 0 nothing asks again for a lost
+ * request, and one still on its way on another connection of the
+ * session arrives as long as that connection lives (watchdog.c).
  *
  * The queue is the session's, shared by its connections under the
  * session's rx_lock: a request held for one connection is delivered, for
@@ -50,6 +55,8 @@ enum {
  * @pdu: a copy of the PDU; @pdu.data points at @data, @pdu.cmd is the
  *	command of a SCSI Command.
  * @aborted: a task management function aborted it: dropped at its turn.
+ * @lines: the cache lines of its SCSI Command, counted in the session's
+ *	hole_lines.
  * @data: the data segment of a request other than a SCSI Command.
  *
  * An entry with a %NULL @conn holds nothing: it takes the CmdSN of a task
@@ -60,6 +67,7 @@ struct ixt_cmdsn_held {
 	struct ixt_conn *conn;
 	struct ixt_rx_pdu pdu;
 	bool aborted;
+	u32 lines;
 	u8 data[];
 };
 
@@ -100,6 +108,45 @@ static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_drop(conn, pdu->cmd);
 }
 
+/* Every cache line a SCSI Command took at its header, both buffers. */
+static u32 ixt_cmdsn_cmd_lines(const struct ixt_cmd *cmd)
+{
+	return cmd->head.nr_lines + (cmd->bidi ? cmd->bidi->nr_lines : 0);
+}
+
+/**
+ * ixt_cmdsn_hole_full() - whether a command would hold too many lines
+ * @conn: the connection, in full feature phase.
+ * @hdr: the BHS of a SCSI Command, its buffer not set up yet.
+ * @len: the bytes of its buffers (both, if bidirectional).
+ *
+ * A SCSI Command takes its cache lines at its header, and one past a
+ * CmdSN hole keeps them for as long as the hole stays open, which the
+ * initiator decides. The commands a session's holes hold may take an
+ * eighth of the pool together, and at least one of the largest (one
+ * command always fits when nothing is held); one that would go beyond
+ * is answered TASK SET FULL at once, and takes its CmdSN at its turn
+ * (ixt_cmd_refuse_hdr()). With several connections, each may add the
+ * one command whose header it is receiving.
+ *
+ * Context: Process context (the connection's receive path), under the
+ * session's rx_lock.
+ * Return: true to refuse the command.
+ */
+bool ixt_cmdsn_hole_full(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+			 u32 len)
+{
+	struct ixt_sess *sess = conn->sess;
+	u32 need;
+
+	lockdep_assert_held(&sess->rx_lock);
+	if (!sess->hole_lines || ixt_pdu_is_immediate(hdr) ||
+	    ixt_cmdsn_of(hdr) == READ_ONCE(sess->exp_cmd_sn))
+		return false;
+	need = (len >> ixt_pool_line_shift()) + 2;
+	return sess->hole_lines + need > ixt_pool_lines() / 8;
+}
+
 /*
  * Holds a copy of an early request; false if it cannot be held: a
  * duplicate, or no memory, which closes the connection.
@@ -122,9 +169,12 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	}
 	h->conn = conn;
 	h->aborted = false;
+	h->lines = pdu->cmd ? ixt_cmdsn_cmd_lines(pdu->cmd) : 0;
 	h->pdu = *pdu;
 	h->pdu.data = len ? h->data : NULL;
 	memcpy(h->data, pdu->data, len);
+	if (!ixt_snq_held(&sess->cmdsn_q))
+		WRITE_ONCE(sess->hole_stamp, jiffies);
 	ret = ixt_snq_insert(&sess->cmdsn_q, &h->node, sn,
 			     pdu->cmd ? IXT_CMDSN_SCSI : IXT_CMDSN_OTHER,
 			     &batch);
@@ -136,12 +186,15 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		return false;
 	}
 	conn->cmdsn_held++;
+	sess->hole_lines += h->lines;
 	return true;
 }
 
 /* A held request's turn has come (@deliver), or the session is going. */
-static void ixt_cmdsn_unhold(struct ixt_cmdsn_held *h, bool deliver)
+static void ixt_cmdsn_unhold(struct ixt_sess *sess, struct ixt_cmdsn_held *h,
+			     bool deliver)
 {
+	sess->hole_lines -= h->lines;
 	if (h->conn) {
 		h->conn->cmdsn_held--;
 		if (deliver && !h->aborted && !ixt_conn_closing(h->conn))
@@ -168,10 +221,13 @@ static void ixt_cmdsn_release(struct ixt_sess *sess, struct ixt_snq_node *here,
 		if (node == here)
 			ixt_sess_deliver(conn, pdu);
 		else
-			ixt_cmdsn_unhold(container_of(node,
-						      struct ixt_cmdsn_held,
-						      node), true);
+			ixt_cmdsn_unhold(sess, container_of(node,
+							    struct ixt_cmdsn_held,
+							    node), true);
 	}
+	/* Behind a hole still: its clock starts now. */
+	if (ixt_snq_held(&sess->cmdsn_q))
+		WRITE_ONCE(sess->hole_stamp, jiffies);
 }
 
 /**
@@ -349,6 +405,8 @@ void ixt_cmdsn_conn_gone(struct ixt_conn *conn)
 		if (h->conn != conn)
 			continue;
 		ixt_cmdsn_drop(conn, &h->pdu);
+		sess->hole_lines -= h->lines;
+		h->lines = 0;
 		h->pdu.cmd = NULL;
 		h->conn = NULL;
 		conn->cmdsn_held--;
@@ -371,8 +429,8 @@ void ixt_cmdsn_sess_gone(struct ixt_sess *sess)
 	if (!sess->cmdsn_slots)
 		return;
 	while ((node = ixt_snq_flush(&sess->cmdsn_q)))
-		ixt_cmdsn_unhold(container_of(node, struct ixt_cmdsn_held,
-					      node), false);
+		ixt_cmdsn_unhold(sess, container_of(node, struct ixt_cmdsn_held,
+						    node), false);
 	kfree(sess->cmdsn_slots);
 	sess->cmdsn_slots = NULL;
 }

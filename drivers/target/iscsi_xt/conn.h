@@ -75,7 +75,8 @@ struct ixt_reqbuf {
  * @nr_cmds: commands and task management requests of the connection not
  *	yet freed; atomic. Its release waits until none is left.
  * @cmdsn_held: requests of the connection held behind a CmdSN hole;
- *	under the session's rx_lock.
+ *	under the session's rx_lock (the watchdog reads it with
+ *	READ_ONCE()).
  * @logged_out: the connection ends with a Logout request; under the
  *	session's rx_lock.
  * @tpg: the TPG the login is for, once known; a reference, dropped when

@@ -171,20 +171,26 @@ static void ixt_dataout_complete(struct ixt_cmd *cmd)
  * (an unknown LUN, a reservation conflict...), or a task management
  * function aborted it, the write only waits for the data the initiator
  * sends anyway (unsolicited, and what R2Ts already asked for), and then
- * ends.
+ * ends. An aborted write gives its cache lines back at once
+ * (ixt_cmd_shed_lines()): the initiator may never send that data, and
+ * what it does send is read and dropped.
  *
- * Context: Process context (the connection's receive path).
+ * Context: Process context (the connection's receive path, or that of
+ * another connection of the session), under the session's rx_lock.
  */
 void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
 	ixt_dataout_track(cmd);
-	if (test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
-	    test_bit(IXT_CMD_F_SUBMITTED, &cmd->head.flags) &&
-	    (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
-	     test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags)) &&
-	    cmd->dpt.unsol_received == cmd->dpt.unsol_len &&
+	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) ||
+	    !test_bit(IXT_CMD_F_SUBMITTED, &cmd->head.flags) ||
+	    (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) &&
+	     !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags)))
+		return;
+	if (cmd->dpt.unsol_received == cmd->dpt.unsol_len &&
 	    !cmd->dpt.outstanding)
 		ixt_dataout_end(cmd);
+	else if (test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
+		ixt_cmd_shed_lines(cmd);
 }
 
 /*
@@ -340,8 +346,10 @@ static int ixt_dataout_place(struct ixt_conn *conn,
  * data-pointer table, once the Target Transfer Tag, the offset, the
  * length, DataSN and the F bit are found right. Unsolicited data for a
  * command that is not expecting it (one refused at its header) is
- * dropped; anything else wrong is a protocol error: a Reject, and the
- * connection closes (ErrorRecoveryLevel 0).
+ * dropped, and so is the data of an aborted write whose lines went back
+ * (it still counts, see ixt_dataout_settle()); anything else wrong is a
+ * protocol error: a Reject, and the connection closes at
+ * ErrorRecoveryLevel 0.
  *
  * Context: Process context (the connection's receive path).
  * Return: 0.
@@ -383,10 +391,14 @@ int ixt_dataout_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	 */
 	refcount_inc(&cmd->ref);
 	conn->rx_data = cmd;
+	pdu->cmd = cmd;
+	if (!cmd->head.nr_lines) {
+		pdu->discard = true;
+		return 0;
+	}
 	pdu->bvec = cmd->head.bvec;
 	pdu->nr_bvec = cmd->head.nr_lines;
 	pdu->bvec_off = be32_to_cpu(hdr->offset);
-	pdu->cmd = cmd;
 	return 0;
 }
 

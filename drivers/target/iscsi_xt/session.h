@@ -58,6 +58,11 @@ struct se_session;
  * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); under @rx_lock.
  * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
  *	the first request of the full feature phase.
+ * @hole_lines: the cache lines of the SCSI Commands @cmdsn_q holds
+ *	behind CmdSN holes (ixt_cmdsn_hole_full()); under @rx_lock.
+ * @hole_stamp: jiffies when @cmdsn_q last began to hold requests, or
+ *	ExpCmdSN last moved while it held some; written under @rx_lock,
+ *	read by the watchdog with READ_ONCE().
  * @cmdsn_depth: the ACL's queue depth: the largest command window, and
  *	the size of @cmdsn_slots.
  * @max_cmd_sn: MaxCmdSN advertised so far; never moves back. Written
@@ -99,6 +104,8 @@ struct ixt_sess {
 	u32 exp_cmd_sn;
 	struct ixt_snq cmdsn_q;
 	struct ixt_snq_node **cmdsn_slots;
+	u32 hole_lines;
+	unsigned long hole_stamp;
 	u32 cmdsn_depth;
 	u32 max_cmd_sn;
 	atomic_t win_held;
@@ -168,6 +175,8 @@ struct ixt_tmf_scope {
 void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope);
 void ixt_cmdsn_conn_gone(struct ixt_conn *conn);
+bool ixt_cmdsn_hole_full(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
+			 u32 len);
 void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */

@@ -5,11 +5,17 @@
  * it sends a NOP-In every nopin_timeout seconds and drops the connection
  * when no NOP-Out answers within nopin_response_timeout, and it drops a
  * connection whose writes wait for solicited Data-Out longer than
- * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again). Both come from
- * the attributes of the session's ACL. A connection dropped for an
- * unanswered NOP-In counts as a connection timeout in the target's
- * fabric_statistics/iscsi_sess_err. It also tells the initiator of a
- * command window that reopened without a response to carry the news.
+ * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again), and one whose
+ * requests wait behind a CmdSN hole that stays open longer than a
+ * connection may go silent (nopin_timeout + nopin_response_timeout): a
+ * request lost is never sent again at ErrorRecoveryLevel 0, and one on
+ * its way on another connection of the session (MC/S) has arrived by
+ * then unless that connection is as good as dead, while the requests
+ * held keep their cache lines. All come from the attributes of the
+ * session's ACL. A connection dropped for an unanswered NOP-In counts as
+ * a connection timeout in the target's fabric_statistics/iscsi_sess_err.
+ * It also tells the initiator of a command window that reopened without
+ * a response to carry the news.
  *
  * The receive path writes the NOP-Out answers and the Data-Out progress
  * with WRITE_ONCE(); the watchdog reads them with READ_ONCE() and owns
@@ -77,6 +83,14 @@ static void ixt_watchdog_window_update(struct ixt_conn *conn)
 		ixt_watchdog_nop_in(conn, ISCSI_RESERVED_TAG);
 }
 
+/* Whether @conn's requests have waited behind a CmdSN hole for @limit. */
+static bool ixt_watchdog_hole_stuck(struct ixt_conn *conn,
+				    unsigned long limit)
+{
+	return READ_ONCE(conn->cmdsn_held) &&
+	       time_after(jiffies, READ_ONCE(conn->sess->hole_stamp) + limit);
+}
+
 static void ixt_watchdog_work(struct work_struct *work)
 {
 	struct ixt_conn *conn = container_of(to_delayed_work(work),
@@ -95,6 +109,14 @@ static void ixt_watchdog_work(struct work_struct *work)
 		pr_err_ratelimited("%s: %pISpc read nothing of its responses for %d s, closing the connection\n",
 				   conn->sess->initiator, &conn->head.peer,
 				   stall);
+		ixt_conn_timeout(conn);
+		ixt_conn_close(conn);
+		return;
+	}
+	if (ixt_watchdog_hole_stuck(conn, stall * HZ)) {
+		pr_err_ratelimited("%s: %pISpc left CmdSN 0x%08x missing for %d s, requests held behind it: closing the connection\n",
+				   conn->sess->initiator, &conn->head.peer,
+				   READ_ONCE(conn->sess->exp_cmd_sn), stall);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;

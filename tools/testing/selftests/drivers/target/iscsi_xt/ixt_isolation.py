@@ -13,7 +13,9 @@ back. Each CASE names one of b's commands (see --list), sent with an
 allocation length as large as its CDB takes, up to 1 MiB, and as much
 Expected Data Transfer Length; it is sent --rounds times, in turn with the
 other cases. Every byte b receives is compared with the marker: a case
-fails on the first 8 bytes equal to the magic, at any offset. The case
+fails on the first 8 bytes equal to the magic, at any offset.
+compare_and_write_read, a COMPARE AND WRITE sent as a read, compares a
+block b wrote with the marker: it must be compared with zeroes. The case
 marker_written reads a's marker back, proving that it is in the lines.
 Over TCP (ixt_iscsi.py) or over iSER (ixt_iser_raw.py, pyverbs: its
 Data-In lands in a buffer filled with 0xee first). Prints "ok CASE: ..."
@@ -35,6 +37,9 @@ A_SPAN = 8 * MIB
 
 # b's commands: name -> (CDB, Expected Data Transfer Length).
 U16, U32 = 0xffff, MIB
+# The block of b's LUN (2 MiB) that compare_and_write_read compares,
+# past what read10 reads.
+CAW_LBA = 3 * MIB // 2 // BLOCK
 
 
 def _cdb16(opcode, sa, alloc, at=10):
@@ -90,12 +95,18 @@ COMMANDS = {
     'pr_in_read_full_status': (_pr_in(3), U16),
     # A data CDB: the ramdisk fills every byte from its own pages.
     'read10': (struct.pack('>BBIBHB', 0x28, 0, 0, 0, MIB // BLOCK, 0), MIB),
+    # COMPARE AND WRITE of one block, sent with R=1 and W=0: the core
+    # compares the block with the first half of the buffer, and runs at
+    # once, without Data-Out (see caw_verdict()).
+    'compare_and_write_read': (struct.pack('>BBQ3xB2x', 0x89, 0, CAW_LBA, 1),
+                               2 * BLOCK),
 }
 
 
 def tcp_read(conn, cdb, edtl):
     """@cdb reading @edtl bytes, on LUN 0 of @conn: (status, data, flags,
-    residual); data is what the Data-In PDUs carried, at their offsets."""
+    residual, sense); data is what the Data-In PDUs carried, at their
+    offsets."""
     itt = conn.next_itt()
     conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, edtl, conn.take_cmdsn(),
                            conn.expstatsn, cdb))
@@ -112,7 +123,8 @@ def tcp_read(conn, cdb, edtl):
             buf[pdu.w40:end] = pdu.data
             if not pdu.flags & F_STATUS:
                 continue
-        return pdu.scsi_status, bytes(buf), pdu.flags, pdu.w44
+        sense = pdu.sense if pdu.op == OP_SCSI_RSP else b''
+        return pdu.scsi_status, bytes(buf), pdu.flags, pdu.w44, sense
 
 
 def iser_read(conn, cdb, edtl):
@@ -125,7 +137,8 @@ def iser_read(conn, cdb, edtl):
                            conn.expstatsn, cdb),
                   ctrl=ctrl_hdr(rstag=conn.data_mr.rkey, rva=conn.data_mr.buf))
     rsp = conn.recv_expect(OP_SCSI_RSP, itt)
-    return rsp.scsi_status, conn.data_mr.read(edtl, 0), rsp.flags, rsp.w44
+    return (rsp.scsi_status, conn.data_mr.read(edtl, 0), rsp.flags, rsp.w44,
+            rsp.sense)
 
 
 class Tenants:
@@ -182,6 +195,35 @@ def stale(data):
     return at, words
 
 
+def caw_setup(t):
+    """b writes the marker to the block compare_and_write_read compares:
+    if the verify data were the lines a just gave back, they would
+    compare equal."""
+    good(t.b.write(CAW_LBA, t.marker[:BLOCK]), 'b writing the marker')
+
+
+def caw_verdict(status, sense):
+    """None if compare_and_write_read compared its block with zeroes: a
+    MISCOMPARE at offset 0, the marker's first byte not zero. Else what
+    it compared against, as far as its answer tells."""
+    if status == 0:
+        return ('GOOD: the block compared equal with the verify data, '
+                'the marker a wrote')
+    key = sense[2] & 0x0f if len(sense) > 12 else -1
+    if status != 0x02 or key != 0x0e or sense[12] != 0x1d:
+        return f'status 0x{status:02x}, sense {sense.hex()}: not a MISCOMPARE'
+    at = struct.unpack_from('>I', sense, 3)[0]
+    if at:
+        return (f'MISCOMPARE at offset {at}: the verify data held the '
+                f'marker\'s first {at} bytes')
+    return None
+
+
+# What a case needs before (b's own writes) and checks after.
+SETUP = {'compare_and_write_read': caw_setup}
+VERDICT = {'compare_and_write_read': caw_verdict}
+
+
 def run(ctx):
     """Runs ctx.cases, ctx.rounds times in turn; prints a line per case."""
     t = Tenants(ctx)
@@ -198,8 +240,10 @@ def run(ctx):
             if name == 'marker_written' or seen[name][2]:
                 continue
             cdb, edtl = COMMANDS[name]
+            if name in SETUP:
+                SETUP[name](t)
             t.write_marker()
-            status, data, flags, resid = t.read(t.b, cdb, edtl)
+            status, data, flags, resid, sense = t.read(t.b, cdb, edtl)
             s = seen[name]
             s[0] += len(data)
             s[1] += status == 0
@@ -209,6 +253,10 @@ def run(ctx):
                         f'0x{flags:02x}, residual {resid}: the marker at '
                         f'byte {at} of {len(data)}, {words * 8} bytes of it '
                         f'({words} words) in all')
+            elif name in VERDICT:
+                failure = VERDICT[name](status, sense)
+                if failure:
+                    s[2] = f'round {r + 1}: {failure}'
     t.close()
     failed = 0
     for name in ctx.cases:
@@ -218,6 +266,9 @@ def run(ctx):
             print(f'FAIL {name}: {failure}', flush=True)
         elif name == 'marker_written':
             print(f'ok {name}: a read its 1 MiB of marker back', flush=True)
+        elif name in VERDICT:
+            print(f'ok {name}: MISCOMPARE at offset 0 in {ctx.rounds} rounds, '
+                  'compared with zeroes, no marker byte', flush=True)
         else:
             print(f'ok {name}: {got} bytes in {ctx.rounds} rounds '
                   f'({ok} GOOD), no marker byte; a wrote {t.written >> 20} '

@@ -625,10 +625,110 @@ def abort_task(conn, itt, cmdsn):
     expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
 
 
+def pool_field(name):
+    """The field @name (lines, free...) of the cache-line pool's debugfs
+    file."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f
+                        if ln.startswith(name + ' ')))
+
+
 def pool_free():
     """Free lines of the cache-line pool (debugfs)."""
-    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
-        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
+    return pool_field('free')
+
+
+@case
+def case_ffp_pool_aborted_writes(ctx):
+    """Writes aborted while their R2Ts go unanswered give their cache lines
+    back at once, not when the connection goes: eight 8 MiB writes in
+    turn, each aborted (ABORT TASK, Function complete) after its first
+    R2T, through a 20 MiB pool (tcp_window.sh loads iscsi_xt so). Each
+    gets its R2T, none TASK SET FULL, and with all eight aborted every
+    line is free, the connection up. The last one's R2T then answered is
+    read and dropped and the session goes on (a NOP); a second session's
+    8 MiB write reads back equal."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    conn = logged_in(ctx, keys)
+    no_data(conn, bytes(6))             # a unit attention, if any
+    data, lines = os.urandom(8 << 20), pool_field('lines')
+    for i in range(8):
+        itt = conn.send_write(POOL_LBA, data)
+        r2t = conn.recv_pdu(timeout=30)
+        expect(r2t is not None and r2t.op == OP_R2T and r2t.itt == itt,
+               f'aborted write {i + 1}: expected an R2T, got {r2t}')
+        abort_task(conn, itt, (conn.cmdsn - 1) & 0xffffffff)
+    conn.nop()
+    for _ in range(20):
+        free = pool_free()
+        if free == lines:
+            break
+        time.sleep(0.1)
+    expect(free == lines, f'{free} of {lines} lines free, eight writes aborted')
+    conn.answer_r2t(r2t, data)
+    conn.nop()
+    other = connect(ctx)
+    other.isid ^= 1                     # another session
+    login_checked(other, ctx.target, keys)
+    no_data(other, bytes(6))
+    good(other.write(POOL_LBA, data), "the other session's 8 MiB write")
+    read_back(other, POOL_LBA, data)
+    other.logout()
+    conn.logout()
+    return (f'8 x 8 MiB aborted: {free} of {lines} lines free at once; the '
+            "late Data-Out dropped; another session's 8 MiB written")
+
+
+@case
+def case_ffp_pool_hole_share(ctx):
+    """The SCSI Commands a CmdSN hole holds take at most an eighth of the
+    cache-line pool, at least one maximal command: with a 20 MiB pool
+    (tcp_window.sh loads iscsi_xt so), three 8 MiB writes past a hole
+    (CmdSN ExpCmdSN + 1 to + 3) hold the lines of the first only: the two
+    others are answered TASK SET FULL at once. Once the hole closes (a
+    TEST UNIT READY with the missing CmdSN), the first gets its R2T and
+    completes, and every line is back."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    lines, gap = pool_field('lines'), conn.take_cmdsn()
+    data = [os.urandom(8 << 20) for _ in range(3)]
+    itts = [conn.send_write(POOL_LBA + i * 16384, d)
+            for i, d in enumerate(data)]
+    nop = conn.next_itt()               # every header is in once answered
+    conn.send_pdu(nop_out(nop, conn.cmdsn, conn.expstatsn, imm=True))
+    seen = {}
+    while nop not in seen:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.itt in itts[1:] + [nop] and
+               pdu.itt not in seen, f'with the hole open: {pdu}')
+        seen[pdu.itt] = pdu
+    held = lines - pool_free()
+    expect(held <= 257, f'{held} lines held behind the hole, one 8 MiB '
+           'write takes 256')
+    tur = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL, tur, 0, gap, conn.expstatsn, bytes(6)))
+    while len(seen) < 5:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.itt in itts + [tur] and
+               pdu.itt not in seen, f'once the hole closed: {pdu}')
+        seen[pdu.itt] = pdu
+    good(seen[tur], 'the TEST UNIT READY that closes the hole')
+    expect(seen[itts[0]].op == OP_R2T, f'the first write: {seen[itts[0]]}')
+    for i in itts[1:]:
+        expect(seen[i].op == OP_SCSI_RSP and seen[i].scsi_status == 0x28,
+               f'a write past the share: {seen[i]}, expected TASK SET FULL')
+    conn.answer_r2t(seen[itts[0]], data[0])
+    good(conn.finish_writes({itts[0]: data[0]})[itts[0]], 'the first write')
+    read_back(conn, POOL_LBA, data[0])
+    conn.logout()
+    for _ in range(20):
+        free = pool_free()
+        if free == lines:
+            break
+        time.sleep(0.1)
+    expect(free == lines, f'{free} of {lines} lines free at the end')
+    return (f'{held} lines held behind the hole for three 8 MiB writes: '
+            'the first ran, two TASK SET FULL')
 
 
 @case
@@ -1240,6 +1340,25 @@ def case_ffp_dataout_timeout(ctx):
     the ACL's dataout_timeout (3 s in demo mode), ErrorRecoveryLevel 0."""
     conn, _ = write_r2t(ctx)
     return closed_after(conn, time.monotonic(), 2.5, 8)
+
+
+@case
+def case_ffp_cmdsn_hole_timeout(ctx):
+    """A CmdSN hole left open, a 64 KiB write held behind it (its lines
+    taken at its header), the NOP-In pings answered: the connection
+    closes once the hole has been open for nopin_timeout +
+    nopin_response_timeout (45 s in demo mode), ErrorRecoveryLevel 0."""
+    conn = logged_in(ctx)
+    conn.take_cmdsn()                   # the hole
+    conn.send_write(0, b'h' * 65536)
+    start = time.monotonic()
+    try:
+        pdu = conn.poll_pdu(60)         # the pings answered meanwhile
+    except (Fail, OSError):             # closed
+        took = time.monotonic() - start
+        expect(44 <= took <= 52, f'closed after {took:.1f} s, expected 44..52 s')
+        return f'closed after {took:.1f} s'
+    raise Fail(f'still open 60 s after the hole opened: {pdu}')
 
 
 @case

@@ -29,7 +29,9 @@
 # wrong header digest (closed at once) and a wrong data digest in
 # immediate data and in a Data-Out (Reject 0x02, then closed; each
 # counted), a write whose R2T is never answered (closed after
-# dataout_timeout), connections that die in the middle of data; each
+# dataout_timeout), a CmdSN hole left open with a write held behind it
+# and the NOP-Ins answered (closed after nopin_timeout +
+# nopin_response_timeout, 45 s), connections that die in the middle of data; each
 # write that fails leaves its blocks and their neighbours as they were.
 # Writes read back equal with and without digests, and with Data-Outs
 # out of order: DataPDUInOrder=No (solicited and unsolicited, backwards
@@ -119,7 +121,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	mcs_limits mcs_reinstate_cid mcs_abort_across mcs_abort_held_dataout
 	mcs_held_nop_reset ffp_text_keys
 	ffp_text_key_twice)
-cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout)
+cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
+	ffp_cmdsn_hole_timeout)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {

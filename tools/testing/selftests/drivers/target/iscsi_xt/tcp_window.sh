@@ -24,12 +24,18 @@
 # pool, the raw initiator's third 8 MiB write, sent while two wait for
 # the Data-Out their R2Ts asked for, is answered TASK SET FULL at once
 # (put off, it would stall that data behind it); all three then complete
-# and read back equal. Commands of other sessions that find the pool
-# short wait in turn: a 4 KiB write does not overtake a 1 MiB one that
-# waits before it. The session's statistics count each SCSI Command PDU
-# once however often the pool put it off (as the debugfs cost file
-# does). At the end every line is back in the pool and the module
-# unloads.
+# and read back equal. Eight 8 MiB writes aborted in turn while their
+# R2Ts go unanswered give their lines back at once: each gets its R2T,
+# all lines are free with the connection up, late Data-Out is dropped,
+# and another session's 8 MiB write goes through. Three 8 MiB writes
+# past a CmdSN hole hold the lines of one only (an eighth of the pool,
+# at least one maximal command); the two others are answered TASK SET
+# FULL at once, and the first completes once the hole closes. Commands
+# of other sessions that find the pool short wait in turn: a 4 KiB write
+# does not overtake a 1 MiB one that waits before it. The session's
+# statistics count each SCSI Command PDU once however often the pool put
+# it off (as the debugfs cost file does). At the end every line is back
+# in the pool and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -114,7 +120,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 21
+ixt_begin 23
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -204,7 +210,8 @@ ixt_check "and the window shrank below the queue depth" \
 ixt_check "once the writes are done, the pool's pressure lifts its cap" \
 	ixt_wait 3 eval '[ "$(sess_field cap)" = "$depth" ]'
 logout
-ixt_raw_cases ffp_pool_dry_set_full ffp_pool_waits_in_turn \
+ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
+	ffp_pool_hole_share ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
 	ffp_window_reopens
 ixt_check "the kernel log says why the write was refused" \

@@ -18,10 +18,13 @@
 # STATUS, REPORT TARGET PORT GROUPS, REPORT SUPPORTED OPERATION CODES,
 # PERSISTENT RESERVE IN (4 service actions), each with the largest
 # allocation length its CDB takes up to 1 MiB and as much Expected Data
-# Transfer Length (MaxBurstLength 1 MiB), and a 1 MiB READ(10) of b's
-# LUN, twice each: a writes 55 MiB per transport, three times the pool.
-# Not one 8-byte stretch b receives equals the magic (before the fix,
-# RECEIVE COPY RESULTS sent it from its second page on). Over TCP and over iSER (the raw
+# Transfer Length (MaxBurstLength 1 MiB), a 1 MiB READ(10) of b's LUN,
+# and a COMPARE AND WRITE sent with R=1 and W=0 of a block b filled with
+# the marker, twice each: a writes 57 MiB per transport, three times the
+# pool. Not one 8-byte stretch b receives equals the magic (before the
+# fix, RECEIVE COPY RESULTS sent it from its second page on), and the
+# COMPARE AND WRITE answers MISCOMPARE at offset 0: it compared the block
+# with zeroes, not with a's lines (before, GOOD, and a's marker sent). Over TCP and over iSER (the raw
 # clients ixt_iscsi.py and ixt_iser_raw.py driven by ixt_isolation.py;
 # the iSER half SKIPs when the iSER transport, an RDMA device or pyverbs
 # is missing). Afterwards every cache line is back in the pool and the
