@@ -53,7 +53,7 @@
  */
 u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 
 	if (!rdma_protocol_iwarp(ibdev, ic->cm_id->port_num) &&
 	    !READ_ONCE(ixt_iser_force_reg))
@@ -86,7 +86,7 @@ u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic)
  */
 int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_iser_reg *reg;
 	u32 slots, nr, dbg;
 	int ret;

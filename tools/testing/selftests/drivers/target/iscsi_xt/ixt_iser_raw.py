@@ -575,6 +575,37 @@ def case_send_with_invalidate(ctx):
     return closed(conn, f'Send with Invalidate of STag 0x{stag:x}')
 
 
+def target_res(kind):
+    """The RDMA objects of @kind (pd, qp, mr) that iscsi_xt_iser holds
+    ("rdma res")."""
+    out = subprocess.run(['rdma', '-j', 'res', 'show', kind], text=True,
+                         capture_output=True, timeout=10).stdout
+    return [o for o in json.loads(out or '[]')
+            if 'iscsi_xt_iser' in o.get('comm', '')]
+
+
+@case
+def case_pd_per_conn(ctx):
+    """Two connections accepted (in login), once the target holds no
+    queue pair or PD of earlier ones: each of its two queue pairs has a PD
+    of its own ("rdma res": two PDs of iscsi_xt_iser), so that no queue
+    pair can reach the MRs of another connection. The kernel does not
+    show which PD a kernel queue pair is in, and lists an iWARP one as
+    the RDMA CM's: the count of PDs tells."""
+    end = time.monotonic() + 30
+    while (target_res('qp') or target_res('pd')) and time.monotonic() < end:
+        time.sleep(0.2)
+    expect(not target_res('qp') and not target_res('pd'),
+           'queue pairs or PDs of earlier connections left')
+    a, b = connect(ctx), connect(ctx)
+    qps, pds = len(target_res('qp')), len(target_res('pd'))
+    a.close()
+    b.close()
+    expect(pds == 2, f'{pds} PDs of iscsi_xt_iser for two connections '
+           f'({qps} queue pairs listed as its), expected 2')
+    return f'two connections, two PDs ({qps} queue pairs listed as its)'
+
+
 # A peer that posts no receives (rnr_no_recv): it keeps RNR_RECVS
 # receives posted through its login, then posts none and asks for more
 # answers than that.
