@@ -572,9 +572,17 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	spin_lock_bh(&ic->rx_lock);
 	ic->stopping = true;
 	list_splice_init(&ic->fetched, &fetched);
+	spin_unlock_bh(&ic->rx_lock);
+	/*
+	 * rx_work may be handing over a receive of the backlog, which
+	 * stays linked on rx_done until it returns: the backlog is dropped
+	 * only once rx_work is done. Run again, it stops at once (the
+	 * connection is closing).
+	 */
+	cancel_delayed_work_sync(&ic->rx_work);
+	spin_lock_bh(&ic->rx_lock);
 	INIT_LIST_HEAD(&ic->rx_done);
 	spin_unlock_bh(&ic->rx_lock);
-	cancel_delayed_work_sync(&ic->rx_work);
 	list_for_each_entry_safe(x, xn, &fetched, entry) {
 		list_del_init(&x->entry);
 		ixt_cmd_put(ixt_iser_out_cmd(x));

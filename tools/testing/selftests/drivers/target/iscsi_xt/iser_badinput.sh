@@ -35,6 +35,10 @@
 # - two connections accepted: each of the target's two queue pairs is in
 #   a protection domain of its own (rdma res: two PDs of iscsi_xt_iser),
 #   so that no queue pair reaches another connection's READ sinks;
+# - a receive backlog (the next cache line allocation failing as an empty
+#   pool would: a write put off, 8 NOP-Outs behind it) cut by a
+#   disconnect, 16 times: the teardown cancels the receive work before
+#   it drops the backlog (no list corruption in the kernel log);
 # - ABORT TASK of a 4 MiB write while its RDMA READs are in flight (the
 #   descriptor builder at 1 SGE and 4 KiB per work request, a send queue
 #   of 4): Function complete, or Task does not exist after the write's
@@ -93,7 +97,8 @@ cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
 cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned)
-cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn)
+cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
+	backlog_disconnect)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
 cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"
 	"${cases_unsol[@]}" "${cases_ffp[@]}" "${cases_login[@]}")

@@ -930,6 +930,46 @@ def case_cmdsn_flood(ctx):
     return '128 PDUs past MaxCmdSN dropped, the session goes on'
 
 
+FAULT = '/sys/kernel/debug/iscsi_xt/fault'
+BACKLOG_CUTS = 16
+
+
+def fault_injected():
+    with open(f'{FAULT}/injected') as f:
+        return int(f.read())
+
+
+@case
+def case_backlog_disconnect(ctx):
+    """A receive backlog cut by a disconnect, 16 times: the next cache
+    line allocation made to fail as an empty pool would (pool_get, a
+    fault injection build), a 64 KiB write, whose lines the core puts
+    off (the receive work retries a jiffy later), 8 NOP-Outs queued
+    behind it, and the connection torn down at once, while the receive
+    work may be handing the backlog over. The teardown cancels that work
+    before it drops the backlog (before, it dropped the list under it:
+    list corruption, a BUG() with CONFIG_BUG_ON_DATA_CORRUPTION); the
+    shell checks the kernel log, the sessions and the pool after."""
+    injected = fault_injected()
+    data = os.urandom(128 * BLOCK)
+    try:
+        for _ in range(BACKLOG_CUTS):
+            conn = logged_in(ctx)
+            with open(f'{FAULT}/fail', 'w') as f:
+                f.write('1 pool_get\n')
+            conn.send_write(RW_LBA, data)
+            for _ in range(8):
+                conn.send_pdu(nop_out(conn.next_itt(), conn.take_cmdsn(),
+                                      conn.expstatsn), b'b' * 64)
+            conn.close()
+    finally:
+        with open(f'{FAULT}/fail', 'w') as f:
+            f.write('0\n')
+    n = fault_injected() - injected
+    expect(n > 0, 'no cache line allocation failed: no backlog')
+    return f'{BACKLOG_CUTS} connections cut, {n} with a backlog'
+
+
 # The iSER module's receive buffers per connection, read when one is accepted.
 RECV_DEPTH = '/sys/module/iscsi_xt_iser/parameters/recv_depth'
 # recv_depth 40 less the 16 receives kept for unexpected PDUs, one per
