@@ -645,6 +645,16 @@ out_dead:
 }
 
 /*
+ * Whether nothing more is posted: shutdown began, or the connection is
+ * closing (a failed Data-In, say), when what is queued is freed unsent,
+ * as over TCP: never the response of a read whose data did not go.
+ */
+static bool ixt_iser_tx_stopped(struct ixt_iser_conn *ic)
+{
+	return ic->tx_dead || ixt_conn_closing(iser_to_conn(ic));
+}
+
+/*
  * Posts what fits: fetches first (they hold writes back), then the PDUs
  * in order.
  */
@@ -654,7 +664,7 @@ static void ixt_iser_tx_kick(struct ixt_iser_conn *ic)
 	struct ixt_tx_pdu *pdu;
 
 	lockdep_assert_held(&ic->tx_lock);
-	while (!ic->tx_dead && ic->sq_free) {
+	while (!ixt_iser_tx_stopped(ic) && ic->sq_free) {
 		x = list_first_entry_or_null(&ic->rd_wait,
 					     struct ixt_iser_xfer, entry);
 		if (x) {
@@ -739,7 +749,7 @@ void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 		return;
 	}
 	spin_lock_bh(&ic->tx_lock);
-	if (ic->tx_dead) {
+	if (ixt_iser_tx_stopped(ic)) {
 		spin_unlock_bh(&ic->tx_lock);
 		ixt_iser_pdu_drop(ic, pdu);
 		return;
@@ -781,7 +791,7 @@ void ixt_iser_fetch(struct ixt_cmd *cmd, u32 off, u32 len)
 	if (ret)
 		goto out_release;
 	spin_lock_bh(&ic->tx_lock);
-	if (ic->tx_dead) {
+	if (ixt_iser_tx_stopped(ic)) {
 		spin_unlock_bh(&ic->tx_lock);
 		ret = -ESHUTDOWN;
 		goto out_release;

@@ -18,6 +18,8 @@
 #   the blocks (a pattern written and read back over iSER first) and
 #   their neighbours unchanged; the same for a write naming a buffer
 #   whose MR the initiator deregistered before sending it;
+# - a READ whose iSER header names no read buffer (no RSV): closed, and
+#   no SCSI Response goes after the Data-In that could not;
 # - immediate data over FirstBurstLength: Reject 0x04, the session goes
 #   on; an unsolicited Data-Out past FirstBurstLength, or two whose
 #   DataSNs are swapped (offset 0 DataSN 1): Reject 0x04, closed; each
@@ -94,7 +96,7 @@ ixt_work
 
 cases_cm=(cm_no_header cm_zbva)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
-cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer
+cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
 cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned)
 cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
@@ -209,7 +211,7 @@ open_iscsi_reads() {
 		ixt_iser_logout "$tgt" "$portal"
 }
 
-ixt_begin $((${#cases[@]} + 5 + 14 + 9))
+ixt_begin $((${#cases[@]} + 5 + 15 + 9))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
@@ -307,6 +309,8 @@ else
 	ixt_check "logged: the RDMA READs failed with a remote access error" \
 		logged "(RDMA READ|RDMA transfer) failed: remote access error"
 fi
+ixt_check "logged: the READ without a read STag" \
+	logged "ITT 0x[0-9a-f]+ reads 4096 bytes but gave no read STag"
 ixt_check "logged: the Rejects of unsolicited data over FirstBurstLength" \
 	logged "rejecting opcode 0x01, reason 0x04" "rejecting opcode 0x05, reason 0x04"
 ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \

@@ -853,6 +853,22 @@ def case_write_read(ctx):
     return '64 KiB written and read back'
 
 
+@case
+def case_read_no_rsv(ctx):
+    """A READ(10) of 4 KiB whose iSER header names no read buffer (no
+    RSV): the target cannot send its Data-In, closes the connection and
+    sends nothing more; no SCSI Response, which GOOD would complete the
+    read with whatever the initiator's buffer held. Before, the response
+    was posted all the same."""
+    conn = logged_in(ctx)
+    conn.nop()
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, 8 * BLOCK,
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x28, 0, 8)))
+    return closed(conn, 'READ without a read STag')
+
+
 LOSE_SENDS = '/sys/module/iscsi_xt_iser/parameters/dbg_lose_sends'
 
 
