@@ -873,9 +873,10 @@ static int ixt_iser_conn_build(struct ixt_iser_conn *ic)
  * @ev: the CONNECT_REQUEST event, with the iSER CM header.
  * @portal: the core's portal of the listener.
  *
- * A request without the iSER CM header is rejected. Otherwise the
- * connection's protection domain, queue pair, login receives and Send
- * descriptors are set up, and the request accepted.
+ * A request without the iSER CM header is rejected, and so is one past
+ * the core's cap of connections in login, before anything is built for
+ * it. Otherwise the connection's protection domain, queue pair, login
+ * receives and Send descriptors are set up, and the request accepted.
  *
  * Context: Process context (RDMA CM event handler).
  * Return: 0, or a negative errno: the caller returns it to the RDMA CM,
@@ -921,19 +922,19 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 
 	ic->ibdev = id->device;
 	ixt_iser_limits(ic);
-	ret = ixt_iser_conn_build(ic);
-	if (ret)
-		goto out_destroy;
+	/* The login cap first: a request it refuses costs no queue pair. */
 	ret = ixt_conn_init(conn, portal);
 	if (ret)
-		goto out_destroy;
+		goto out_free;
+	ret = ixt_iser_conn_build(ic);
+	if (ret)
+		goto out_uninit;
 	id->context = &ic->ctx;
 	ret = ixt_iser_cm_accept(ic, req);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: rdma_accept failed: %d\n",
 				    ixt_iser_peer(ic), ret);
-		ixt_conn_uninit(conn);
-		goto out_destroy;
+		goto out_uninit;
 	}
 	spin_lock(&ixt_iser_conns_lock);
 	list_add_tail(&ic->entry, &ixt_iser_conns);
@@ -943,10 +944,12 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		 dev_name(&id->device->dev), ic->qp->qp_num);
 	return 0;
 
-out_destroy:
+out_uninit:
 	/* The RDMA CM destroys @id once this returns. */
 	id->context = NULL;
+	ixt_conn_uninit(conn);
 	ixt_iser_conn_destroy(ic);
+out_free:
 	ixt_conn_free(conn);
 out_reject:
 	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);

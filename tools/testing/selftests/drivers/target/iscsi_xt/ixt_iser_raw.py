@@ -440,6 +440,46 @@ def case_cm_zbva(ctx):
                    'iSER CM header without ZBVA_NOT_SUP')
 
 
+MAX_LOGIN = '/sys/module/iscsi_xt/parameters/max_login_conns'
+CAP_REFUSED = 4
+
+
+def site_hits(*names):
+    """The allocations counted at each fault injection site of @names."""
+    with open('/sys/kernel/debug/iscsi_xt/fault/sites') as f:
+        hits = {w[0]: int(w[1]) for w in map(str.split, f) if len(w) > 1}
+    return [hits[n] for n in names]
+
+
+@case
+def case_login_cap_first(ctx):
+    """max_login_conns 1 and one connection in login: 4 more connection
+    requests are rejected (RDMA_CM_EVENT_REJECTED) before the target
+    builds anything for them: no protection domain, completion queue,
+    queue pair or receive buffer is allocated (the counts of their fault
+    injection sites stay). Then the first logs in and out."""
+    a = connect(ctx)
+    with open(MAX_LOGIN) as f:
+        cap = f.read().strip()
+    sites = ('iser_pd', 'iser_cq', 'iser_qp', 'iser_rx')
+    with open(MAX_LOGIN, 'w') as f:
+        f.write('1')
+    try:
+        before = site_hits(*sites)
+        for _ in range(CAP_REFUSED):
+            refused(ctx, bytes([ISER_ZBVA_NOT_SUP, 0, 0, 0]),
+                    'a connection past max_login_conns')
+        after = site_hits(*sites)
+    finally:
+        with open(MAX_LOGIN, 'w') as f:
+            f.write(cap)
+    built = ', '.join(f'{s} +{n - b}' for s, b, n in zip(sites, before, after)
+                      if n != b)
+    expect(not built, f'allocated for the {CAP_REFUSED} refused: {built}')
+    nop_logout(login_checked(a, ctx.target))
+    return f'{CAP_REFUSED} requests past max_login_conns refused, nothing built'
+
+
 @case
 def case_login_logout(ctx):
     """A whole login over iSER, a NOP exchange, a Logout."""
