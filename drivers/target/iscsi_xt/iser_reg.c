@@ -183,8 +183,17 @@ static bool ixt_iser_reg_map(struct ixt_iser_conn *ic, struct ib_mr *mr,
 		sg_dma_address(&sg[i]) = rs[i].addr;
 		sg_dma_len(&sg[i]) = rs[i].len;
 	}
-	return ib_map_mr_sg(mr, sg, rw->nr_sge, NULL, PAGE_SIZE) ==
-	       rw->nr_sge;
+	if (ib_map_mr_sg(mr, sg, rw->nr_sge, NULL, PAGE_SIZE) != rw->nr_sge)
+		return false;
+	/*
+	 * The MR's address (iova) is the sink's, which an iWARP peer sees
+	 * in each READ Request: the first piece's DMA address, on siw a
+	 * kernel virtual one. Only its offset in the first page is kept,
+	 * which the page list needs; the device resolves addresses from
+	 * the iova the registration carries (as xprtrdma rebases it).
+	 */
+	mr->iova &= PAGE_SIZE - 1;
+	return true;
 }
 
 /**
