@@ -268,7 +268,8 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  * @rx_backlog: the core put a PDU off: completions queue for @rx_work
  *	until it has emptied the backlog, instead of being handed to the
  *	core by their handlers.
- * @stopping: shutdown began: completions are dropped.
+ * @stopping: shutdown began, or the accept failed: completions are
+ *	dropped.
  * @rx_work: hands the backlog to the core, delayed while the core puts
  *	its first PDU off (no cache lines free).
  * @rx_pdu: the PDU being handed over; the receive path only (the CQ's

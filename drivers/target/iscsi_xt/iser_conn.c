@@ -307,6 +307,22 @@ static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
 	return true;
 }
 
+/*
+ * Whether the receive path is stopped: shutdown began, or the accept
+ * failed. A receive flushed then closes nothing: a connection whose
+ * accept failed is freed by ixt_iser_accept() itself, and its release
+ * work must never run.
+ */
+static bool ixt_iser_rx_stopping(struct ixt_iser_conn *ic)
+{
+	bool stopping;
+
+	spin_lock_bh(&ic->rx_lock);
+	stopping = ic->stopping;
+	spin_unlock_bh(&ic->rx_lock);
+	return stopping;
+}
+
 static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
@@ -316,6 +332,8 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 i;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (ixt_iser_rx_stopping(ic))
+			return;
 		if (wc->status == IB_WC_WR_FLUSH_ERR) {
 			ixt_iser_conn_lost(ic, "receive", " flushed");
 			return;
@@ -948,6 +966,10 @@ out_uninit:
 	/* The RDMA CM destroys @id once this returns. */
 	id->context = NULL;
 	ixt_conn_uninit(conn);
+	/* The login receives the queue pair flushes as it goes. */
+	spin_lock_bh(&ic->rx_lock);
+	ic->stopping = true;
+	spin_unlock_bh(&ic->rx_lock);
 	ixt_iser_conn_destroy(ic);
 out_free:
 	ixt_conn_free(conn);

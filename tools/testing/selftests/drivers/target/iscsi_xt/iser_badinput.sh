@@ -9,7 +9,9 @@
 #   ZBVA_NOT_SUP, are rejected (RDMA_CM_EVENT_REJECTED); so are those past
 #   max_login_conns (1, one connection in login), before the target
 #   builds anything for them (its PD, CQ, QP and receive buffers' fault
-#   injection sites count no allocation);
+#   injection sites count no allocation); and one whose second login
+#   receive buffer fails (a fault injection): the receive its queue pair
+#   flushes closes nothing (no warning in the kernel log);
 # - a login, NOP and logout, 64 KiB written (RDMA READs) and read back
 #   (RDMA WRITEs) work: the client is sound;
 # - messages of 10 and 60 bytes (shorter than the iSER header and BHS),
@@ -97,7 +99,7 @@ iser_params=/sys/module/iscsi_xt_iser/parameters
 owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 ixt_work
 
-cases_cm=(cm_no_header cm_zbva login_cap_first)
+cases_cm=(cm_no_header cm_zbva login_cap_first accept_fail_flush)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)

@@ -441,12 +441,13 @@ def case_cm_zbva(ctx):
 
 
 MAX_LOGIN = '/sys/module/iscsi_xt/parameters/max_login_conns'
+FAULT = '/sys/kernel/debug/iscsi_xt/fault'
 CAP_REFUSED = 4
 
 
 def site_hits(*names):
     """The allocations counted at each fault injection site of @names."""
-    with open('/sys/kernel/debug/iscsi_xt/fault/sites') as f:
+    with open(f'{FAULT}/sites') as f:
         hits = {w[0]: int(w[1]) for w in map(str.split, f) if len(w) > 1}
     return [hits[n] for n in names]
 
@@ -478,6 +479,26 @@ def case_login_cap_first(ctx):
     expect(not built, f'allocated for the {CAP_REFUSED} refused: {built}')
     nop_logout(login_checked(a, ctx.target))
     return f'{CAP_REFUSED} requests past max_login_conns refused, nothing built'
+
+
+@case
+def case_accept_fail_flush(ctx):
+    """A connection whose setup fails after its first login receive is
+    posted (its second receive buffer's allocation made to fail, a fault
+    injection build), 4 times: rejected; the receive its queue pair
+    flushes as it goes closes nothing (before, it queued the release
+    work of a connection the accept path then freed); the shell checks
+    the kernel log."""
+    try:
+        for _ in range(4):
+            with open(f'{FAULT}/fail', 'w') as f:
+                f.write('2 iser_rx\n')
+            refused(ctx, bytes([ISER_ZBVA_NOT_SUP, 0, 0, 0]),
+                    'a connection whose receive buffer failed')
+    finally:
+        with open(f'{FAULT}/fail', 'w') as f:
+            f.write('0\n')
+    return '4 connections failed at their second receive buffer, rejected'
 
 
 @case
@@ -986,7 +1007,6 @@ def case_cmdsn_flood(ctx):
     return '128 PDUs past MaxCmdSN dropped, the session goes on'
 
 
-FAULT = '/sys/kernel/debug/iscsi_xt/fault'
 BACKLOG_CUTS = 16
 
 
