@@ -81,7 +81,6 @@ static const char *const ixt_fault_names[IXT_FAULT_NR] = {
 	[IXT_FAULT_ISER_CMD_CACHE]	= "iser_cmd_cache",
 	[IXT_FAULT_ISER_LISTENER]	= "iser_listener",
 	[IXT_FAULT_ISER_LISTEN_ID]	= "iser_listen_id",
-	[IXT_FAULT_ISER_DEV]		= "iser_dev",
 	[IXT_FAULT_ISER_PD]		= "iser_pd",
 	[IXT_FAULT_ISER_CONN]		= "iser_conn",
 	[IXT_FAULT_ISER_RX_RING]	= "iser_rx_ring",

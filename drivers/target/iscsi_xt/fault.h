@@ -65,8 +65,7 @@
  *	iSER's commands (ixt_transport_register()).
  * @IXT_FAULT_ISER_LISTENER: iser_main.c: an iSER listener.
  * @IXT_FAULT_ISER_LISTEN_ID: iser_main.c: a listener's RDMA CM id.
- * @IXT_FAULT_ISER_DEV: iser_main.c: an RDMA device in use.
- * @IXT_FAULT_ISER_PD: iser_main.c: its protection domain.
+ * @IXT_FAULT_ISER_PD: iser_conn.c: a connection's protection domain.
  * @IXT_FAULT_ISER_CONN: conn.c: an iSER connection (ixt_conn_alloc()).
  * @IXT_FAULT_ISER_RX_RING: iser_conn.c: a connection's array of receive
  *	buffers.
@@ -133,7 +132,6 @@ enum ixt_fault_site {
 	IXT_FAULT_ISER_CMD_CACHE,
 	IXT_FAULT_ISER_LISTENER,
 	IXT_FAULT_ISER_LISTEN_ID,
-	IXT_FAULT_ISER_DEV,
 	IXT_FAULT_ISER_PD,
 	IXT_FAULT_ISER_CONN,
 	IXT_FAULT_ISER_RX_RING,

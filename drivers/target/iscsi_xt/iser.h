@@ -3,13 +3,12 @@
  * iscsi_xt_iser: the iSER transport (RFC 7145), shared by its files.
  *
  * Lifetimes:
- * - a &struct ixt_iser_dev (protection domain of one RDMA device) is
- *   referenced by each connection on the device, and freed with the last;
  * - a &struct ixt_iser_conn is the transport's part of a core connection,
  *   in front of it in the block ixt_conn_alloc() allocates: the core's
  *   release work calls ixt_iser_shutdown(), which drains the queue pair,
  *   so that no work request of it is outstanding, then ixt_iser_free(),
- *   and frees the block;
+ *   and frees the block; its protection domain is its own, freed after
+ *   its queue pair and MRs, before its cm_id (which holds the device);
  * - a &struct ixt_iser_cmd is likewise in front of a core command, from
  *   the cache ixt_transport_register() made for iSER: the core calls
  *   the cmd_init op on a new command and the cmd_release op before it
@@ -26,7 +25,6 @@
 #define _ISCSI_XT_ISER_H
 
 #include <linux/completion.h>
-#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -77,20 +75,6 @@
 enum ixt_iser_ctx {
 	IXT_ISER_CTX_LISTENER,
 	IXT_ISER_CTX_CONN,
-};
-
-/**
- * struct ixt_iser_dev - an RDMA device the transport uses
- * @ref: one per connection on the device.
- * @entry: in the list of devices, under the device mutex.
- * @ibdev: the device.
- * @pd: the protection domain of every connection on it.
- */
-struct ixt_iser_dev {
-	struct kref ref;
-	struct list_head entry;
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
 };
 
 /**
@@ -249,7 +233,11 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  * @ctx: %IXT_ISER_CTX_CONN; what @cm_id's context points at.
  * @entry: in the list of iSER connections, under its lock.
  * @cm_id: the RDMA CM identifier.
- * @dev: the device, referenced.
+ * @ibdev: the device: @cm_id's, which holds it until destroyed.
+ * @pd: the connection's own protection domain: its queue pair, its MRs
+ *	and the local DMA key of its buffers. No other queue pair, of this
+ *	initiator or another, reaches an MR of it (an iWARP READ sink takes
+ *	remote writes).
  * @cq: completion queue of both work queues (IB_POLL_WORKQUEUE: every
  *	completion handler runs in process context).
  * @qp: the queue pair: our own over InfiniBand and RoCE, to set our RNR
@@ -280,7 +268,8 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  * @rx_backlog: the core put a PDU off: completions queue for @rx_work
  *	until it has emptied the backlog, instead of being handed to the
  *	core by their handlers.
- * @stopping: shutdown began: completions are dropped.
+ * @stopping: shutdown began, or the accept failed: completions are
+ *	dropped.
  * @rx_work: hands the backlog to the core, delayed while the core puts
  *	its first PDU off (no cache lines free).
  * @rx_pdu: the PDU being handed over; the receive path only (the CQ's
@@ -326,7 +315,8 @@ struct ixt_iser_conn {
 	enum ixt_iser_ctx ctx;
 	struct list_head entry;
 	struct rdma_cm_id *cm_id;
-	struct ixt_iser_dev *dev;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	u32 qpn;
@@ -496,8 +486,6 @@ static inline bool ixt_iser_send_lost(void)
 	return false;
 }
 #endif
-struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev);
-void ixt_iser_dev_put(struct ixt_iser_dev *dev);
 
 /* iser_conn.c */
 extern struct ixt_transport ixt_iser_xprt;

@@ -39,7 +39,7 @@ static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 
 static void ixt_iser_rx_free(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	u32 i;
 
 	for (i = 0; i < IXT_ISER_RX_PAGES; i++) {
@@ -60,7 +60,7 @@ static void ixt_iser_rx_free(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 /* A receive buffer in page-sized pieces: no high-order allocation. */
 static struct ixt_iser_rx *ixt_iser_rx_alloc(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_iser_rx *rx;
 	u32 i;
 
@@ -96,7 +96,7 @@ static struct ixt_iser_rx *ixt_iser_rx_alloc(struct ixt_iser_conn *ic)
 		rx->sge[1 + i].length = PAGE_SIZE;
 	}
 	for (i = 0; i < ARRAY_SIZE(rx->sge); i++)
-		rx->sge[i].lkey = ic->dev->pd->local_dma_lkey;
+		rx->sge[i].lkey = ic->pd->local_dma_lkey;
 	rx->wr.wr_cqe = &rx->cqe;
 	rx->wr.sg_list = rx->sge;
 	rx->wr.num_sge = ARRAY_SIZE(rx->sge);
@@ -109,7 +109,7 @@ out_free:
 
 static int ixt_iser_rx_post(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	u32 i;
 
 	ib_dma_sync_single_for_device(ibdev, rx->sge[0].addr,
@@ -307,15 +307,33 @@ static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
 	return true;
 }
 
+/*
+ * Whether the receive path is stopped: shutdown began, or the accept
+ * failed. A receive flushed then closes nothing: a connection whose
+ * accept failed is freed by ixt_iser_accept() itself, and its release
+ * work must never run.
+ */
+static bool ixt_iser_rx_stopping(struct ixt_iser_conn *ic)
+{
+	bool stopping;
+
+	spin_lock_bh(&ic->rx_lock);
+	stopping = ic->stopping;
+	spin_unlock_bh(&ic->rx_lock);
+	return stopping;
+}
+
 static void ixt_iser_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ixt_iser_rx *rx = container_of(wc->wr_cqe, struct ixt_iser_rx,
 					      cqe);
 	struct ixt_iser_conn *ic = rx->ic;
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	u32 i;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (ixt_iser_rx_stopping(ic))
+			return;
 		if (wc->status == IB_WC_WR_FLUSH_ERR) {
 			ixt_iser_conn_lost(ic, "receive", " flushed");
 			return;
@@ -482,7 +500,7 @@ static ssize_t ixt_iser_show_info(struct ixt_conn *conn, char *page,
 	len += sysfs_emit_at(page, len,
 			     "   iSER: %pISpc <- %pISpc, device %s port %u, QP 0x%x\n",
 			     &a->src_addr, &a->dst_addr,
-			     dev_name(&ic->dev->ibdev->dev), ic->cm_id->port_num,
+			     dev_name(&ic->ibdev->dev), ic->cm_id->port_num,
 			     ic->qpn);
 	len += sysfs_emit_at(page, len,
 			     "   iSER: send queue %u, receives %u, RDMA READs in flight %u, SGEs per WRITE %u per READ %u, bytes per WR %u, Send with Invalidate %s\n",
@@ -572,9 +590,17 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	spin_lock_bh(&ic->rx_lock);
 	ic->stopping = true;
 	list_splice_init(&ic->fetched, &fetched);
+	spin_unlock_bh(&ic->rx_lock);
+	/*
+	 * rx_work may be handing over a receive of the backlog, which
+	 * stays linked on rx_done until it returns: the backlog is dropped
+	 * only once rx_work is done. Run again, it stops at once (the
+	 * connection is closing).
+	 */
+	cancel_delayed_work_sync(&ic->rx_work);
+	spin_lock_bh(&ic->rx_lock);
 	INIT_LIST_HEAD(&ic->rx_done);
 	spin_unlock_bh(&ic->rx_lock);
-	cancel_delayed_work_sync(&ic->rx_work);
 	list_for_each_entry_safe(x, xn, &fetched, entry) {
 		list_del_init(&x->entry);
 		ixt_cmd_put(ixt_iser_out_cmd(x));
@@ -584,7 +610,10 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	ixt_iser_tx_stop(ic);
 }
 
-/* Frees the queues and buffers; the caller destroys the cm_id after. */
+/*
+ * Frees the queues, buffers and the protection domain; the caller
+ * destroys the cm_id after, which lets the device go.
+ */
 static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 {
 	u32 i;
@@ -597,6 +626,9 @@ static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 		ixt_iser_rx_free(ic, ic->rx[i]);
 	kvfree(ic->rx);
 	ixt_iser_tx_free(ic);
+	/* Last: nothing of the device is in it any more. */
+	if (ic->pd)
+		ib_dealloc_pd(ic->pd);
 }
 
 /* free op: the core is done with the connection. */
@@ -612,7 +644,6 @@ static void ixt_iser_free(struct ixt_conn *conn)
 	cancel_delayed_work_sync(&ic->rx_work);
 	ixt_iser_conn_destroy(ic);
 	rdma_destroy_id(ic->cm_id);
-	ixt_iser_dev_put(ic->dev);
 	spin_lock(&ixt_iser_conns_lock);
 	list_del(&ic->entry);
 	spin_unlock(&ixt_iser_conns_lock);
@@ -660,14 +691,14 @@ static void ixt_iser_qp_event(struct ib_event *ev, void *ctx)
 /* Limits of the device, and of the debug parameters that shrink them. */
 static void ixt_iser_limits(struct ixt_iser_conn *ic)
 {
-	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
+	const struct ib_device_attr *a = &ic->ibdev->attrs;
 	struct ib_port_attr pa;
 	u32 dbg;
 
 	ic->max_sge_wr = clamp_t(u32, a->max_send_sge, 1, 32);
 	ic->max_sge_rd = clamp_t(u32, a->max_sge_rd, 1, ic->max_sge_wr);
 	ic->max_wr_len = SZ_1G;
-	if (!ib_query_port(ic->dev->ibdev, ic->cm_id->port_num, &pa) &&
+	if (!ib_query_port(ic->ibdev, ic->cm_id->port_num, &pa) &&
 	    pa.max_msg_sz)
 		ic->max_wr_len = min_t(u32, pa.max_msg_sz, SZ_1G);
 	dbg = ixt_iser_dbg_sge();
@@ -722,7 +753,7 @@ static int ixt_iser_qp_to(struct ixt_iser_conn *ic, enum ib_qp_state state,
  */
 static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ib_qp_init_attr attr = { };
 	struct ib_qp *qp;
 	int ret;
@@ -750,14 +781,14 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 	if (rdma_cap_ib_cm(ibdev, ic->cm_id->port_num)) {
 		attr.port_num = ic->cm_id->port_num;
 		qp = ixt_fault(IXT_FAULT_ISER_QP) ? ERR_PTR(-ENOMEM) :
-		     ib_create_qp(ic->dev->pd, &attr);
+		     ib_create_qp(ic->pd, &attr);
 		if (IS_ERR(qp))
 			return PTR_ERR(qp);
 		ic->qp = qp;
 		ret = ixt_iser_qp_to(ic, IB_QPS_INIT, NULL);
 	} else {
 		ret = ixt_fault(IXT_FAULT_ISER_QP) ? -ENOMEM :
-		      rdma_create_qp(ic->cm_id, ic->dev->pd, &attr);
+		      rdma_create_qp(ic->cm_id, ic->pd, &attr);
 		ic->qp = ic->cm_id->qp;
 	}
 	if (ret)
@@ -773,7 +804,7 @@ static int ixt_iser_qp_create(struct ixt_iser_conn *ic)
 static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 			      const struct rdma_conn_param *req)
 {
-	const struct ib_device_attr *a = &ic->dev->ibdev->attrs;
+	const struct ib_device_attr *a = &ic->ibdev->attrs;
 	struct rdma_conn_param param = { };
 	struct iser_cm_hdr hdr = { };
 	int ret;
@@ -825,15 +856,45 @@ static const char *ixt_iser_cm_hdr_refused(const struct rdma_conn_param *req)
 	return NULL;
 }
 
+/*
+ * The protection domain of a new connection, its receive ring, Send
+ * descriptors, queue pair, MR pool and login receives. The PD is its
+ * own: no other queue pair reaches its MRs. ixt_iser_conn_destroy()
+ * undoes a partial build.
+ */
+static int ixt_iser_conn_build(struct ixt_iser_conn *ic)
+{
+	struct ib_pd *pd;
+	int ret;
+
+	pd = ixt_fault(IXT_FAULT_ISER_PD) ? ERR_PTR(-ENOMEM) :
+	     ib_alloc_pd(ic->ibdev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	ic->pd = pd;
+	ic->rx = ixt_fault(IXT_FAULT_ISER_RX_RING) ? NULL :
+		 kvcalloc(ic->rx_max, sizeof(*ic->rx), GFP_KERNEL);
+	ret = ic->rx ? ixt_iser_tx_init(ic) : -ENOMEM;
+	if (ret)
+		return ret;
+	ret = ixt_iser_qp_create(ic);
+	if (ret)
+		return ret;
+	if (ixt_iser_rx_grow(ic, IXT_ISER_LOGIN_RX) < IXT_ISER_LOGIN_RX)
+		return -ENOMEM;
+	return 0;
+}
+
 /**
  * ixt_iser_accept() - set up a connection for an RDMA CM request
  * @id: the new cm_id; its context becomes the connection.
  * @ev: the CONNECT_REQUEST event, with the iSER CM header.
  * @portal: the core's portal of the listener.
  *
- * A request without the iSER CM header is rejected. Otherwise the queue
- * pair, the login receives and the Send descriptors are set up, and the
- * request accepted.
+ * A request without the iSER CM header is rejected, and so is one past
+ * the core's cap of connections in login, before anything is built for
+ * it. Otherwise the connection's protection domain, queue pair, login
+ * receives and Send descriptors are set up, and the request accepted.
  *
  * Context: Process context (RDMA CM event handler).
  * Return: 0, or a negative errno: the caller returns it to the RDMA CM,
@@ -877,34 +938,21 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	INIT_LIST_HEAD(&ic->tx_free);
 	INIT_DELAYED_WORK(&ic->rx_work, ixt_iser_rx_work);
 
-	ic->dev = ixt_iser_dev_get(id->device);
-	if (IS_ERR(ic->dev)) {
-		ret = PTR_ERR(ic->dev);
-		goto out_free;
-	}
+	ic->ibdev = id->device;
 	ixt_iser_limits(ic);
-	ic->rx = ixt_fault(IXT_FAULT_ISER_RX_RING) ? NULL :
-		 kvcalloc(ic->rx_max, sizeof(*ic->rx), GFP_KERNEL);
-	ret = ic->rx ? ixt_iser_tx_init(ic) : -ENOMEM;
-	if (ret)
-		goto out_destroy;
-	ret = ixt_iser_qp_create(ic);
-	if (ret)
-		goto out_destroy;
-	if (ixt_iser_rx_grow(ic, IXT_ISER_LOGIN_RX) < IXT_ISER_LOGIN_RX) {
-		ret = -ENOMEM;
-		goto out_destroy;
-	}
+	/* The login cap first: a request it refuses costs no queue pair. */
 	ret = ixt_conn_init(conn, portal);
 	if (ret)
-		goto out_destroy;
+		goto out_free;
+	ret = ixt_iser_conn_build(ic);
+	if (ret)
+		goto out_uninit;
 	id->context = &ic->ctx;
 	ret = ixt_iser_cm_accept(ic, req);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: rdma_accept failed: %d\n",
 				    ixt_iser_peer(ic), ret);
-		ixt_conn_uninit(conn);
-		goto out_destroy;
+		goto out_uninit;
 	}
 	spin_lock(&ixt_iser_conns_lock);
 	list_add_tail(&ic->entry, &ixt_iser_conns);
@@ -914,12 +962,15 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 		 dev_name(&id->device->dev), ic->qp->qp_num);
 	return 0;
 
-out_destroy:
+out_uninit:
 	/* The RDMA CM destroys @id once this returns. */
 	id->context = NULL;
+	ixt_conn_uninit(conn);
+	/* The login receives the queue pair flushes as it goes. */
+	spin_lock_bh(&ic->rx_lock);
+	ic->stopping = true;
+	spin_unlock_bh(&ic->rx_lock);
 	ixt_iser_conn_destroy(ic);
-	if (ic->dev)
-		ixt_iser_dev_put(ic->dev);
 out_free:
 	ixt_conn_free(conn);
 out_reject:
@@ -988,7 +1039,7 @@ void ixt_iser_conns_close(struct ib_device *ibdev)
 		left = false;
 		spin_lock(&ixt_iser_conns_lock);
 		list_for_each_entry(ic, &ixt_iser_conns, entry) {
-			if (ibdev && ic->dev->ibdev != ibdev)
+			if (ibdev && ic->ibdev != ibdev)
 				continue;
 			left = true;
 			ixt_conn_close(iser_to_conn(ic));

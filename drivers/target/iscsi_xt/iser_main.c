@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iscsi_xt_iser: the iSER transport module: its parameters, the RDMA
- * devices it uses, the RDMA CM listeners of the portals whose iser
+ * iscsi_xt_iser: the iSER transport module: its parameters, RDMA devices
+ * coming and going, the RDMA CM listeners of the portals whose iser
  * attribute is set, and module init and exit.
  */
 
@@ -9,7 +9,6 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
-#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -86,14 +85,13 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);
 
 /*
- * ixt_iser_mutex protects ixt_iser_devs and each listener's cm_id; the
- * RDMA CM's handlers take it. Listening cm_ids are made and destroyed in
- * the listener ops only, which the core serialises under its portal
- * mutex: no handler takes that one, so no handler waits for a caller
- * that waits for the handler's own cm_id.
+ * ixt_iser_mutex protects each listener's cm_id; the RDMA CM's handlers
+ * take it. Listening cm_ids are made and destroyed in the listener ops
+ * only, which the core serialises under its portal mutex: no handler
+ * takes that one, so no handler waits for a caller that waits for the
+ * handler's own cm_id.
  */
 static DEFINE_MUTEX(ixt_iser_mutex);
-static LIST_HEAD(ixt_iser_devs);
 
 /* The iWARP devices registered: what a wildcard listener would take. */
 static atomic_t ixt_iser_iwarp_devs = ATOMIC_INIT(0);
@@ -126,71 +124,6 @@ struct ixt_iser_listener {
 	struct rdma_cm_id *cm_id;
 	bool gone;
 };
-
-/* Called with ixt_iser_mutex held, by kref_put(). */
-static void ixt_iser_dev_release(struct kref *ref)
-{
-	struct ixt_iser_dev *dev = container_of(ref, struct ixt_iser_dev, ref);
-
-	lockdep_assert_held(&ixt_iser_mutex);
-	list_del(&dev->entry);
-	ib_dealloc_pd(dev->pd);
-	kfree(dev);
-}
-
-/**
- * ixt_iser_dev_get() - the transport's state of an RDMA device
- * @ibdev: the device.
- *
- * Context: Process context; takes ixt_iser_mutex.
- * Return: the device, referenced, or an ERR_PTR().
- */
-struct ixt_iser_dev *ixt_iser_dev_get(struct ib_device *ibdev)
-{
-	struct ixt_iser_dev *dev;
-
-	mutex_lock(&ixt_iser_mutex);
-	list_for_each_entry(dev, &ixt_iser_devs, entry) {
-		if (dev->ibdev == ibdev) {
-			kref_get(&dev->ref);
-			goto out_unlock;
-		}
-	}
-	dev = ixt_fault(IXT_FAULT_ISER_DEV) ? NULL :
-	      kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev) {
-		dev = ERR_PTR(-ENOMEM);
-		goto out_unlock;
-	}
-	dev->pd = ixt_fault(IXT_FAULT_ISER_PD) ? ERR_PTR(-ENOMEM) :
-		  ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		struct ib_pd *pd = dev->pd;
-
-		kfree(dev);
-		dev = ERR_CAST(pd);
-		goto out_unlock;
-	}
-	dev->ibdev = ibdev;
-	kref_init(&dev->ref);
-	list_add(&dev->entry, &ixt_iser_devs);
-out_unlock:
-	mutex_unlock(&ixt_iser_mutex);
-	return dev;
-}
-
-/**
- * ixt_iser_dev_put() - drop a reference taken by ixt_iser_dev_get()
- * @dev: the device.
- *
- * Context: Process context; takes ixt_iser_mutex.
- */
-void ixt_iser_dev_put(struct ixt_iser_dev *dev)
-{
-	mutex_lock(&ixt_iser_mutex);
-	kref_put(&dev->ref, ixt_iser_dev_release);
-	mutex_unlock(&ixt_iser_mutex);
-}
 
 static int ixt_iser_listener_event(struct ixt_iser_listener *l,
 				   struct rdma_cm_id *id,

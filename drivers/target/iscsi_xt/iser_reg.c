@@ -53,7 +53,7 @@
  */
 u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 
 	if (!rdma_protocol_iwarp(ibdev, ic->cm_id->port_num) &&
 	    !READ_ONCE(ixt_iser_force_reg))
@@ -86,7 +86,7 @@ u32 ixt_iser_reg_pages(struct ixt_iser_conn *ic)
  */
 int ixt_iser_reg_init(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_iser_reg *reg;
 	u32 slots, nr, dbg;
 	int ret;
@@ -183,8 +183,17 @@ static bool ixt_iser_reg_map(struct ixt_iser_conn *ic, struct ib_mr *mr,
 		sg_dma_address(&sg[i]) = rs[i].addr;
 		sg_dma_len(&sg[i]) = rs[i].len;
 	}
-	return ib_map_mr_sg(mr, sg, rw->nr_sge, NULL, PAGE_SIZE) ==
-	       rw->nr_sge;
+	if (ib_map_mr_sg(mr, sg, rw->nr_sge, NULL, PAGE_SIZE) != rw->nr_sge)
+		return false;
+	/*
+	 * The MR's address (iova) is the sink's, which an iWARP peer sees
+	 * in each READ Request: the first piece's DMA address, on siw a
+	 * kernel virtual one. Only its offset in the first page is kept,
+	 * which the page list needs; the device resolves addresses from
+	 * the iova the registration carries (as xprtrdma rebases it).
+	 */
+	mr->iova &= PAGE_SIZE - 1;
+	return true;
 }
 
 /**

@@ -83,7 +83,7 @@ int ixt_iser_xfer_alloc(struct ixt_iser_xfer *x, u32 nr_pieces)
  */
 void ixt_iser_xfer_release(struct ixt_iser_conn *ic, struct ixt_iser_xfer *x)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	u32 i;
 
 	if (x->mapped) {
@@ -109,7 +109,7 @@ static int ixt_iser_xfer_start(struct ixt_iser_conn *ic,
 			       const struct bio_vec *bvec, u32 nr_bvec,
 			       u32 off, u32 len, u64 raddr)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_rd_limits lim = {
 		.max_sge = x->read ? ic->max_sge_rd : ic->max_sge_wr,
 		.max_wr_len = ic->max_wr_len,
@@ -301,7 +301,7 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
 		for (j = 0; j < rw->nr_sge; j++) {
 			sge[j].addr = rs[j].addr;
 			sge[j].length = rs[j].len;
-			sge[j].lkey = ic->dev->pd->local_dma_lkey;
+			sge[j].lkey = ic->pd->local_dma_lkey;
 		}
 		w = &ic->ib_wr[i];
 		memset(w, 0, sizeof(*w));
@@ -319,7 +319,7 @@ static void ixt_iser_xfer_wrs(struct ixt_iser_conn *ic,
 static int ixt_iser_tx_map(struct ixt_iser_conn *ic, struct ixt_iser_tx *tx,
 			   struct ixt_tx_pdu *pdu)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	u8 *p = pdu->data;
 	u32 left = pdu->dlength, n;
 	struct page *page;
@@ -342,7 +342,7 @@ static int ixt_iser_tx_map(struct ixt_iser_conn *ic, struct ixt_iser_tx *tx,
 		sge = &tx->sge[tx->nr_sge++];
 		sge->addr = dma;
 		sge->length = n;
-		sge->lkey = ic->dev->pd->local_dma_lkey;
+		sge->lkey = ic->pd->local_dma_lkey;
 		p += n;
 		left -= n;
 	}
@@ -355,7 +355,7 @@ static void ixt_iser_tx_unmap(struct ixt_iser_conn *ic,
 	u32 i;
 
 	for (i = 1; i < tx->nr_sge; i++)
-		ib_dma_unmap_page(ic->dev->ibdev, tx->sge[i].addr,
+		ib_dma_unmap_page(ic->ibdev, tx->sge[i].addr,
 				  tx->sge[i].length, DMA_TO_DEVICE);
 	tx->nr_sge = 1;
 }
@@ -415,7 +415,7 @@ static int ixt_iser_send_build(struct ixt_iser_conn *ic,
 			       struct ixt_tx_pdu *pdu,
 			       struct ixt_iser_tx **txp)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_iser_tx *tx;
 	struct iser_ctrl *ctrl;
 	u32 rkey;
@@ -645,6 +645,16 @@ out_dead:
 }
 
 /*
+ * Whether nothing more is posted: shutdown began, or the connection is
+ * closing (a failed Data-In, say), when what is queued is freed unsent,
+ * as over TCP: never the response of a read whose data did not go.
+ */
+static bool ixt_iser_tx_stopped(struct ixt_iser_conn *ic)
+{
+	return ic->tx_dead || ixt_conn_closing(iser_to_conn(ic));
+}
+
+/*
  * Posts what fits: fetches first (they hold writes back), then the PDUs
  * in order.
  */
@@ -654,7 +664,7 @@ static void ixt_iser_tx_kick(struct ixt_iser_conn *ic)
 	struct ixt_tx_pdu *pdu;
 
 	lockdep_assert_held(&ic->tx_lock);
-	while (!ic->tx_dead && ic->sq_free) {
+	while (!ixt_iser_tx_stopped(ic) && ic->sq_free) {
 		x = list_first_entry_or_null(&ic->rd_wait,
 					     struct ixt_iser_xfer, entry);
 		if (x) {
@@ -739,7 +749,7 @@ void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 		return;
 	}
 	spin_lock_bh(&ic->tx_lock);
-	if (ic->tx_dead) {
+	if (ixt_iser_tx_stopped(ic)) {
 		spin_unlock_bh(&ic->tx_lock);
 		ixt_iser_pdu_drop(ic, pdu);
 		return;
@@ -781,7 +791,7 @@ void ixt_iser_fetch(struct ixt_cmd *cmd, u32 off, u32 len)
 	if (ret)
 		goto out_release;
 	spin_lock_bh(&ic->tx_lock);
-	if (ic->tx_dead) {
+	if (ixt_iser_tx_stopped(ic)) {
 		spin_unlock_bh(&ic->tx_lock);
 		ret = -ESHUTDOWN;
 		goto out_release;
@@ -808,7 +818,7 @@ out_fail:
  */
 int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 {
-	struct ib_device *ibdev = ic->dev->ibdev;
+	struct ib_device *ibdev = ic->ibdev;
 	struct ixt_iser_tx *tx;
 	u32 i, nr_sge;
 
@@ -849,7 +859,7 @@ int ixt_iser_tx_init(struct ixt_iser_conn *ic)
 			return -ENOMEM;
 		}
 		tx->sge[0].length = IXT_ISER_HDRS_LEN;
-		tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+		tx->sge[0].lkey = ic->pd->local_dma_lkey;
 		tx->nr_sge = 1;
 		list_add_tail(&tx->entry, &ic->tx_free);
 	}
@@ -991,7 +1001,7 @@ void ixt_iser_tx_free(struct ixt_iser_conn *ic)
 		if (!tx)
 			continue;
 		if (tx->sge[0].addr)
-			ib_dma_unmap_single(ic->dev->ibdev, tx->sge[0].addr,
+			ib_dma_unmap_single(ic->ibdev, tx->sge[0].addr,
 					    IXT_ISER_HDRS_LEN, DMA_TO_DEVICE);
 		kfree(tx->hdr);
 		kfree(tx);

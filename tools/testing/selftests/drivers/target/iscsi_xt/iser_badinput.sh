@@ -6,7 +6,12 @@
 # each case asserting the target's answer (RFC 7145, RFC 7143) and the
 # rate-limited kernel log line that says why:
 # - connection requests without the iSER CM header, or whose header lacks
-#   ZBVA_NOT_SUP, are rejected (RDMA_CM_EVENT_REJECTED);
+#   ZBVA_NOT_SUP, are rejected (RDMA_CM_EVENT_REJECTED); so are those past
+#   max_login_conns (1, one connection in login), before the target
+#   builds anything for them (its PD, CQ, QP and receive buffers' fault
+#   injection sites count no allocation); and one whose second login
+#   receive buffer fails (a fault injection): the receive its queue pair
+#   flushes closes nothing (no warning in the kernel log);
 # - a login, NOP and logout, 64 KiB written (RDMA READs) and read back
 #   (RDMA WRITEs) work: the client is sound;
 # - messages of 10 and 60 bytes (shorter than the iSER header and BHS),
@@ -18,6 +23,8 @@
 #   the blocks (a pattern written and read back over iSER first) and
 #   their neighbours unchanged; the same for a write naming a buffer
 #   whose MR the initiator deregistered before sending it;
+# - a READ whose iSER header names no read buffer (no RSV): closed, and
+#   no SCSI Response goes after the Data-In that could not;
 # - immediate data over FirstBurstLength: Reject 0x04, the session goes
 #   on; an unsolicited Data-Out past FirstBurstLength, or two whose
 #   DataSNs are swapped (offset 0 DataSN 1): Reject 0x04, closed; each
@@ -32,6 +39,13 @@
 # - a second connection (MaxConnections=2) joining the session with 40
 #   receive buffers (the module's recv_depth): the session's window comes
 #   down to the 24 commands it can take, on both connections;
+# - two connections accepted: each of the target's two queue pairs is in
+#   a protection domain of its own (rdma res: two PDs of iscsi_xt_iser),
+#   so that no queue pair reaches another connection's READ sinks;
+# - a receive backlog (the next cache line allocation failing as an empty
+#   pool would: a write put off, 8 NOP-Outs behind it) cut by a
+#   disconnect, 16 times: the teardown cancels the receive work before
+#   it drops the backlog (no list corruption in the kernel log);
 # - ABORT TASK of a 4 MiB write while its RDMA READs are in flight (the
 #   descriptor builder at 1 SGE and 4 KiB per work request, a send queue
 #   of 4): Function complete, or Task does not exist after the write's
@@ -85,12 +99,13 @@ iser_params=/sys/module/iscsi_xt_iser/parameters
 owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 ixt_work
 
-cases_cm=(cm_no_header cm_zbva)
+cases_cm=(cm_no_header cm_zbva login_cap_first accept_fail_flush)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
-cases_fetch=(write_read write_bad_stag write_va_outside write_edtl_over_buffer
+cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
 cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned)
-cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit)
+cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
+	backlog_disconnect)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
 cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"
 	"${cases_unsol[@]}" "${cases_ffp[@]}" "${cases_login[@]}")
@@ -201,7 +216,7 @@ open_iscsi_reads() {
 		ixt_iser_logout "$tgt" "$portal"
 }
 
-ixt_begin $((${#cases[@]} + 5 + 14 + 9))
+ixt_begin $((${#cases[@]} + 5 + 15 + 9))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_target_load || ktap_exit_fail_msg "cannot load iscsi_xt and its iSER transport"
 {
@@ -299,6 +314,8 @@ else
 	ixt_check "logged: the RDMA READs failed with a remote access error" \
 		logged "(RDMA READ|RDMA transfer) failed: remote access error"
 fi
+ixt_check "logged: the READ without a read STag" \
+	logged "ITT 0x[0-9a-f]+ reads 4096 bytes but gave no read STag"
 ixt_check "logged: the Rejects of unsolicited data over FirstBurstLength" \
 	logged "rejecting opcode 0x01, reason 0x04" "rejecting opcode 0x05, reason 0x04"
 ixt_check "logged: the CmdSNs past MaxCmdSN dropped" \

@@ -440,6 +440,67 @@ def case_cm_zbva(ctx):
                    'iSER CM header without ZBVA_NOT_SUP')
 
 
+MAX_LOGIN = '/sys/module/iscsi_xt/parameters/max_login_conns'
+FAULT = '/sys/kernel/debug/iscsi_xt/fault'
+CAP_REFUSED = 4
+
+
+def site_hits(*names):
+    """The allocations counted at each fault injection site of @names."""
+    with open(f'{FAULT}/sites') as f:
+        hits = {w[0]: int(w[1]) for w in map(str.split, f) if len(w) > 1}
+    return [hits[n] for n in names]
+
+
+@case
+def case_login_cap_first(ctx):
+    """max_login_conns 1 and one connection in login: 4 more connection
+    requests are rejected (RDMA_CM_EVENT_REJECTED) before the target
+    builds anything for them: no protection domain, completion queue,
+    queue pair or receive buffer is allocated (the counts of their fault
+    injection sites stay). Then the first logs in and out."""
+    a = connect(ctx)
+    with open(MAX_LOGIN) as f:
+        cap = f.read().strip()
+    sites = ('iser_pd', 'iser_cq', 'iser_qp', 'iser_rx')
+    with open(MAX_LOGIN, 'w') as f:
+        f.write('1')
+    try:
+        before = site_hits(*sites)
+        for _ in range(CAP_REFUSED):
+            refused(ctx, bytes([ISER_ZBVA_NOT_SUP, 0, 0, 0]),
+                    'a connection past max_login_conns')
+        after = site_hits(*sites)
+    finally:
+        with open(MAX_LOGIN, 'w') as f:
+            f.write(cap)
+    built = ', '.join(f'{s} +{n - b}' for s, b, n in zip(sites, before, after)
+                      if n != b)
+    expect(not built, f'allocated for the {CAP_REFUSED} refused: {built}')
+    nop_logout(login_checked(a, ctx.target))
+    return f'{CAP_REFUSED} requests past max_login_conns refused, nothing built'
+
+
+@case
+def case_accept_fail_flush(ctx):
+    """A connection whose setup fails after its first login receive is
+    posted (its second receive buffer's allocation made to fail, a fault
+    injection build), 4 times: rejected; the receive its queue pair
+    flushes as it goes closes nothing (before, it queued the release
+    work of a connection the accept path then freed); the shell checks
+    the kernel log."""
+    try:
+        for _ in range(4):
+            with open(f'{FAULT}/fail', 'w') as f:
+                f.write('2 iser_rx\n')
+            refused(ctx, bytes([ISER_ZBVA_NOT_SUP, 0, 0, 0]),
+                    'a connection whose receive buffer failed')
+    finally:
+        with open(f'{FAULT}/fail', 'w') as f:
+            f.write('0\n')
+    return '4 connections failed at their second receive buffer, rejected'
+
+
 @case
 def case_login_logout(ctx):
     """A whole login over iSER, a NOP exchange, a Logout."""
@@ -573,6 +634,37 @@ def case_send_with_invalidate(ctx):
     conn.send(ctrl_hdr() + nop_out(conn.next_itt(), conn.take_cmdsn(),
                                    conn.expstatsn), inv=stag)
     return closed(conn, f'Send with Invalidate of STag 0x{stag:x}')
+
+
+def target_res(kind):
+    """The RDMA objects of @kind (pd, qp, mr) that iscsi_xt_iser holds
+    ("rdma res")."""
+    out = subprocess.run(['rdma', '-j', 'res', 'show', kind], text=True,
+                         capture_output=True, timeout=10).stdout
+    return [o for o in json.loads(out or '[]')
+            if 'iscsi_xt_iser' in o.get('comm', '')]
+
+
+@case
+def case_pd_per_conn(ctx):
+    """Two connections accepted (in login), once the target holds no
+    queue pair or PD of earlier ones: each of its two queue pairs has a PD
+    of its own ("rdma res": two PDs of iscsi_xt_iser), so that no queue
+    pair can reach the MRs of another connection. The kernel does not
+    show which PD a kernel queue pair is in, and lists an iWARP one as
+    the RDMA CM's: the count of PDs tells."""
+    end = time.monotonic() + 30
+    while (target_res('qp') or target_res('pd')) and time.monotonic() < end:
+        time.sleep(0.2)
+    expect(not target_res('qp') and not target_res('pd'),
+           'queue pairs or PDs of earlier connections left')
+    a, b = connect(ctx), connect(ctx)
+    qps, pds = len(target_res('qp')), len(target_res('pd'))
+    a.close()
+    b.close()
+    expect(pds == 2, f'{pds} PDs of iscsi_xt_iser for two connections '
+           f'({qps} queue pairs listed as its), expected 2')
+    return f'two connections, two PDs ({qps} queue pairs listed as its)'
 
 
 # A peer that posts no receives (rnr_no_recv): it keeps RNR_RECVS
@@ -822,6 +914,22 @@ def case_write_read(ctx):
     return '64 KiB written and read back'
 
 
+@case
+def case_read_no_rsv(ctx):
+    """A READ(10) of 4 KiB whose iSER header names no read buffer (no
+    RSV): the target cannot send its Data-In, closes the connection and
+    sends nothing more; no SCSI Response, which GOOD would complete the
+    read with whatever the initiator's buffer held. Before, the response
+    was posted all the same."""
+    conn = logged_in(ctx)
+    conn.nop()
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, 8 * BLOCK,
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x28, 0, 8)))
+    return closed(conn, 'READ without a read STag')
+
+
 LOSE_SENDS = '/sys/module/iscsi_xt_iser/parameters/dbg_lose_sends'
 
 
@@ -897,6 +1005,45 @@ def case_cmdsn_flood(ctx):
     expect(status == 0, f'READ(10) status 0x{status:02x}')
     conn.logout()
     return '128 PDUs past MaxCmdSN dropped, the session goes on'
+
+
+BACKLOG_CUTS = 16
+
+
+def fault_injected():
+    with open(f'{FAULT}/injected') as f:
+        return int(f.read())
+
+
+@case
+def case_backlog_disconnect(ctx):
+    """A receive backlog cut by a disconnect, 16 times: the next cache
+    line allocation made to fail as an empty pool would (pool_get, a
+    fault injection build), a 64 KiB write, whose lines the core puts
+    off (the receive work retries a jiffy later), 8 NOP-Outs queued
+    behind it, and the connection torn down at once, while the receive
+    work may be handing the backlog over. The teardown cancels that work
+    before it drops the backlog (before, it dropped the list under it:
+    list corruption, a BUG() with CONFIG_BUG_ON_DATA_CORRUPTION); the
+    shell checks the kernel log, the sessions and the pool after."""
+    injected = fault_injected()
+    data = os.urandom(128 * BLOCK)
+    try:
+        for _ in range(BACKLOG_CUTS):
+            conn = logged_in(ctx)
+            with open(f'{FAULT}/fail', 'w') as f:
+                f.write('1 pool_get\n')
+            conn.send_write(RW_LBA, data)
+            for _ in range(8):
+                conn.send_pdu(nop_out(conn.next_itt(), conn.take_cmdsn(),
+                                      conn.expstatsn), b'b' * 64)
+            conn.close()
+    finally:
+        with open(f'{FAULT}/fail', 'w') as f:
+            f.write('0\n')
+    n = fault_injected() - injected
+    expect(n > 0, 'no cache line allocation failed: no backlog')
+    return f'{BACKLOG_CUTS} connections cut, {n} with a backlog'
 
 
 # The iSER module's receive buffers per connection, read when one is accepted.
