@@ -638,6 +638,17 @@ def pool_free():
     return pool_field('free')
 
 
+def pool_free_settled(lines):
+    """The pool's free lines once they are @lines, or after 2 s: what
+    the release paths give back may trail the answers by a moment."""
+    for _ in range(20):
+        free = pool_free()
+        if free == lines:
+            break
+        time.sleep(0.1)
+    return free
+
+
 @case
 def case_ffp_pool_aborted_writes(ctx):
     """Writes aborted while their R2Ts go unanswered give their cache lines
@@ -659,11 +670,7 @@ def case_ffp_pool_aborted_writes(ctx):
                f'aborted write {i + 1}: expected an R2T, got {r2t}')
         abort_task(conn, itt, (conn.cmdsn - 1) & 0xffffffff)
     conn.nop()
-    for _ in range(20):
-        free = pool_free()
-        if free == lines:
-            break
-        time.sleep(0.1)
+    free = pool_free_settled(lines)
     expect(free == lines, f'{free} of {lines} lines free, eight writes aborted')
     conn.answer_r2t(r2t, data)
     conn.nop()
@@ -721,11 +728,7 @@ def case_ffp_pool_hole_share(ctx):
     good(conn.finish_writes({itts[0]: data[0]})[itts[0]], 'the first write')
     read_back(conn, POOL_LBA, data[0])
     conn.logout()
-    for _ in range(20):
-        free = pool_free()
-        if free == lines:
-            break
-        time.sleep(0.1)
+    free = pool_free_settled(lines)
     expect(free == lines, f'{free} of {lines} lines free at the end')
     return (f'{held} lines held behind the hole for three 8 MiB writes: '
             'the first ran, two TASK SET FULL')
