@@ -205,8 +205,11 @@ static void ixt_text_send_part(struct ixt_conn *conn,
 	memcpy(pdu->data, chunk, len);
 	rsp = (struct iscsi_text_rsp *)&pdu->hdr;
 	if (more || ack) {
-		/* The initiator goes on quoting this tag. */
-		conn->text_ttt = conn->text_ttt + 1 ?: 1;
+		/*
+		 * The initiator goes on quoting this tag: 1 to 0xfffffffe,
+		 * neither "none" (0) nor the reserved tag.
+		 */
+		conn->text_ttt = conn->text_ttt % (ISCSI_RESERVED_TAG - 1) + 1;
 		rsp->flags = more ? ISCSI_FLAG_TEXT_CONTINUE : 0;
 		rsp->ttt = cpu_to_be32(conn->text_ttt);
 	} else {
