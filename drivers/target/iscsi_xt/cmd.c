@@ -445,6 +445,14 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return 0;
 	}
 
+	if (ixt_pdu_is_immediate(&pdu->hdr) &&
+	    ixt_sess_window_full(conn->sess)) {
+		pr_warn_ratelimited("%s: immediate CDB 0x%02x with every place of the command window held: TASK SET FULL\n",
+				    conn->sess->initiator, req->cdb[0]);
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+		return 0;
+	}
+
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
 		return -ENOMEM;
@@ -690,11 +698,9 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	u32 sg_nents = 0;
 	bool data_phase;
 
-	/* A command that took a CmdSN holds a place in the window. */
-	if (!ixt_pdu_is_immediate(&pdu->hdr)) {
-		cmd->held = true;
-		atomic_inc(&conn->sess->win_held);
-	}
+	/* Every command holds a place in the window, immediate ones too. */
+	cmd->held = true;
+	atomic_inc(&conn->sess->win_held);
 	if (req->flags & ISCSI_FLAG_CMD_WRITE)
 		dir = DMA_TO_DEVICE;
 	else if (req->flags & ISCSI_FLAG_CMD_READ)

@@ -67,10 +67,11 @@ struct se_session;
  *	the size of @cmdsn_slots.
  * @max_cmd_sn: MaxCmdSN advertised so far; never moves back. Written
  *	under the connection's sn_lock, read anywhere with READ_ONCE().
- * @win_held: the session's non-immediate SCSI commands below ExpCmdSN
- *	that have no response built yet: the part of the window in use
- *	(ixt_window_max_cmd_sn()). Taken when a command's turn comes,
- *	given back when its response is built or it goes without one.
+ * @win_held: the session's SCSI commands that have no response built
+ *	yet, non-immediate ones below ExpCmdSN and immediate ones: the part
+ *	of the window in use (ixt_window_max_cmd_sn(),
+ *	ixt_sess_window_full()). Taken when a command's turn comes, given
+ *	back when its response is built or it goes without one.
  * @win_lock: protects @window.
  * @window: the command window, adapted to the backend (window.h).
  * @win_cur: @window.cur, published under @win_lock for lockless readers.
@@ -137,6 +138,24 @@ void ixt_sess_each_conn(struct ixt_sess *sess,
 void ixt_sess_window_start(struct ixt_sess *sess, u32 depth);
 void ixt_sess_window_limit(struct ixt_sess *sess, u32 depth);
 u32 ixt_sess_max_cmd_sn(struct ixt_sess *sess, u32 exp_cmd_sn);
+
+/**
+ * ixt_sess_window_full() - whether an immediate command finds no place
+ * @sess: the session.
+ *
+ * An immediate command takes no CmdSN, so MaxCmdSN cannot hold it back:
+ * it takes a place of the window as it arrives, and finds none when the
+ * window's places are all held (the window capped by the pool's
+ * pressure too).
+ *
+ * Context: Any context.
+ * Return: true when the command is to be answered TASK SET FULL.
+ */
+static inline bool ixt_sess_window_full(struct ixt_sess *sess)
+{
+	return atomic_read(&sess->win_held) >= READ_ONCE(sess->win_cur);
+}
+
 bool ixt_sess_window_reopened(struct ixt_sess *sess);
 void ixt_sess_cmd_done(struct ixt_sess *sess, u64 rt_ns);
 bool ixt_sess_pool_caps(u32 pool);

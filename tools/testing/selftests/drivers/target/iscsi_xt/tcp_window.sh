@@ -14,7 +14,9 @@
 # the window: the room MaxCmdSN leaves shrinks by one with each, and
 # their responses give it back, and the place of one of a full window
 # aborted (no response of its own) is announced by an unsolicited
-# NOP-In. With window_goal_us=0 the window stays at the queue depth, as
+# NOP-In. Immediate commands take a place each too: with the window
+# full of immediate writes held, the next immediate one is answered TASK
+# SET FULL. With window_goal_us=0 the window stays at the queue depth, as
 # LIO's. With a small cache-line pool (20 MiB), 1 MiB writes at iodepth
 # 32 run it dry: the pool counts it, the pressure caps the window to what
 # fits in the pool and lifts the cap once the writes are done, and fio
@@ -120,7 +122,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 23
+ixt_begin 24
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -213,7 +215,7 @@ logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
 	ffp_pool_hole_share ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
-	ffp_window_reopens
+	ffp_window_reopens ffp_window_immediate
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "the pool counts the commands answered TASK SET FULL" \
