@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "pool.h"
 #include "session.h"
 
 /*
@@ -40,6 +41,12 @@
  * login, a Reject that ends it) has to send its last PDU once queued.
  */
 #define IXT_CONN_LAST_PDU_SECS		10
+
+/*
+ * Seconds a connection has to send what its queue held at their start,
+ * while the cache-line pool is short (ixt_conn_tx_slow()).
+ */
+#define IXT_CONN_DRAIN_SECS		10
 
 /*
  * Seconds a discovery session may go without a request. iscsiadm sends
@@ -239,6 +246,8 @@ void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 {
 	if (pdu->data)
 		atomic_sub(pdu->dlength, &conn->tx_bytes);
+	/* Sent first, then out of the queue: see ixt_conn_tx_slow(). */
+	atomic_inc(&conn->tx_sent);
 	atomic_dec(&conn->tx_pdus);
 	WRITE_ONCE(conn->tx_stamp, jiffies);
 	if (pdu->close)
@@ -307,6 +316,47 @@ bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit)
 {
 	return atomic_read(&conn->tx_pdus) &&
 	       time_after(jiffies, READ_ONCE(conn->tx_stamp) + limit);
+}
+
+/**
+ * ixt_conn_tx_slow() - whether a connection's peer reads too slowly
+ * @conn: the connection, in full feature phase of a normal session.
+ *
+ * A peer that reads a trickle keeps its send queue moving, and the lines
+ * of the Data-In queued in it, as long as it likes: eight 8 MiB READs
+ * hold the default pool. While the pool is short (ixt_pool_short()) and
+ * the session's commands hold lines, the queue must send within
+ * %IXT_CONN_DRAIN_SECS every PDU it held at their start, so that no PDU
+ * waits longer in it; the window's caps then give the other sessions
+ * their share. Called once a second; a period starts again whenever the
+ * pool is not short or the queue empty.
+ *
+ * Context: Process context (the watchdog, which owns @conn->drain_*).
+ * Return: true when a period ended with PDUs of its start still queued.
+ */
+bool ixt_conn_tx_slow(struct ixt_conn *conn)
+{
+	u32 sent = atomic_read(&conn->tx_sent);
+	/* Read after @sent: a PDU sent in between is not counted queued. */
+	u32 queued = atomic_read(&conn->tx_pdus);
+	unsigned long now = jiffies;
+
+	if (!queued || !ixt_pool_short() ||
+	    !lower_32_bits(atomic64_read(&conn->sess->pool_use))) {
+		conn->drain_start = 0;
+		return false;
+	}
+	if (conn->drain_start) {
+		if (time_before(now, conn->drain_start +
+				IXT_CONN_DRAIN_SECS * HZ))
+			return false;
+		if (sent - conn->drain_sent < conn->drain_pdus)
+			return true;
+	}
+	conn->drain_start = now | 1;
+	conn->drain_sent = sent;
+	conn->drain_pdus = queued;
+	return false;
 }
 
 /*

@@ -140,9 +140,14 @@ struct ixt_reqbuf {
  * @tx_bytes: their data segments held in memory of their own (not a
  *	command's cache lines); atomic, bounded by %IXT_CONN_TX_MAX_BYTES
  *	the same way.
+ * @tx_sent: PDUs sent in full, ever (wraps); atomic.
  * @tx_stamp: jiffies when the send queue last moved: a PDU queued to an
  *	empty queue, or bytes of one sent. The watchdog closes a connection
  *	whose queue does not move for the NOP-In timeouts.
+ * @drain_start: jiffies (| 1) when the period of ixt_conn_tx_slow()
+ *	began, 0 when none runs. The watchdog's, like the two below.
+ * @drain_sent: @tx_sent when it began.
+ * @drain_pdus: the PDUs queued when it began.
  * @local: the address the initiator connected to (for SendTargets
  *	answers on wildcard portals).
  *
@@ -195,7 +200,11 @@ struct ixt_conn {
 	unsigned long nopin_deadline;
 	atomic_t tx_pdus;
 	atomic_t tx_bytes;
+	atomic_t tx_sent;
 	unsigned long tx_stamp;
+	unsigned long drain_start;
+	u32 drain_sent;
+	u32 drain_pdus;
 	struct sockaddr_storage local;
 };
 
@@ -240,6 +249,7 @@ void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 bool ixt_conn_tx_full(struct ixt_conn *conn);
+bool ixt_conn_tx_slow(struct ixt_conn *conn);
 bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit);
 
 /* text.c */

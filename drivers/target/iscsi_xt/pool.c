@@ -36,6 +36,7 @@
 #include <linux/bvec.h>
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -82,6 +83,7 @@ static struct {
 	u32 nr_busy;
 	struct list_head waiters;
 	u32 nr_waiters;
+	unsigned long short_at;
 	u64 exhausted;
 	u64 set_full;
 	struct ixt_pool_cache __percpu *cache;
@@ -305,8 +307,32 @@ int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
 		if (!ret)
 			ixt_pool_dequeue(w);
 	}
+	if (ret)
+		WRITE_ONCE(ixt_pool.short_at, jiffies | 1);
 	spin_unlock_irqrestore(&ixt_pool.lock, flags);
 	return ret;
+}
+
+/*
+ * How long after a command last found the pool short it still counts as
+ * short: a command refused TASK SET FULL leaves the queue, and its
+ * initiator sends it again a moment later.
+ */
+#define IXT_POOL_SHORT_HOLD	(2 * HZ)
+
+/**
+ * ixt_pool_short() - whether commands go without lines now
+ *
+ * Context: Any context.
+ * Return: true while a command waits for lines, and for 2 s after one
+ * last found none.
+ */
+bool ixt_pool_short(void)
+{
+	unsigned long at = READ_ONCE(ixt_pool.short_at);
+
+	return READ_ONCE(ixt_pool.nr_waiters) ||
+	       (at && time_before(jiffies, at + IXT_POOL_SHORT_HOLD));
 }
 
 /* @w leaves the queue, if in it; @stop: and never joins it again. */

@@ -61,6 +61,7 @@ void ixt_pool_waiter_init(struct ixt_pool_waiter *w,
 int ixt_pool_get_fair(struct ixt_pool_waiter *w, struct ixt_dpt_line *lines,
 		      u32 n);
 void ixt_pool_leave(struct ixt_pool_waiter *w);
+bool ixt_pool_short(void);
 void ixt_pool_waiter_stop(struct ixt_pool_waiter *w);
 void ixt_pool_count_set_full(void);
 void ixt_pool_put(const struct ixt_dpt_line *lines, u32 n);

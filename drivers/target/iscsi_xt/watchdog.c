@@ -12,7 +12,10 @@
  * its way on another connection of the session (MC/S) has arrived by
  * then unless that connection is as good as dead, while the requests
  * held keep their cache lines. All come from the attributes of the
- * session's ACL. A connection dropped for an unanswered NOP-In counts as
+ * session's ACL. While the cache-line pool is short, it also drops a
+ * connection whose peer reads so slowly that PDUs queued 10 s ago are
+ * still unsent (ixt_conn_tx_slow()): their Data-In holds lines others
+ * wait for. A connection dropped for an unanswered NOP-In counts as
  * a connection timeout in the target's fabric_statistics/iscsi_sess_err.
  * It also tells the initiator of a command window that reopened without
  * a response to carry the news.
@@ -109,6 +112,13 @@ static void ixt_watchdog_work(struct work_struct *work)
 		pr_err_ratelimited("%s: %pISpc read nothing of its responses for %d s, closing the connection\n",
 				   conn->sess->initiator, &conn->head.peer,
 				   stall);
+		ixt_conn_timeout(conn);
+		ixt_conn_close(conn);
+		return;
+	}
+	if (ixt_conn_tx_slow(conn)) {
+		pr_err_ratelimited("%s: %pISpc read too slowly: PDUs queued 10 s ago still unsent, the cache-line pool short: closing the connection\n",
+				   conn->sess->initiator, &conn->head.peer);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;

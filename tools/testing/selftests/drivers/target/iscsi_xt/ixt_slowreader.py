@@ -14,6 +14,7 @@ figures in /proc/meminfo.
 
 import socket
 import sys
+import threading
 import time
 
 from ixt_iscsi import (
@@ -172,6 +173,82 @@ def case_read_flood(ctx):
     expect(status == 0, f'the other session read: status 0x{status:02x}')
     other.logout()
     return f'{n} READs of 8 MiB unread, closed after {took:.1f} s'
+
+
+def pool_free():
+    """Free lines of the cache-line pool (debugfs)."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
+
+
+def trickle(sock, stop, got):
+    """Reads 2 KiB of @sock every 0.25 s until @stop is set or the
+    connection ends: the send queue keeps moving, at 8 KiB/s. @got[0]
+    counts the bytes read."""
+    sock.settimeout(0.25)
+    while not stop.is_set():
+        try:
+            b = sock.recv(2048)
+        except socket.timeout:
+            continue
+        except OSError:
+            return
+        if not b:
+            return
+        got[0] += len(b)
+        stop.wait(0.25)
+
+
+@case
+def case_read_trickle(ctx):
+    """A peer that reads a trickle holds the lines of its Data-In no
+    longer than the pool can spare them: eight 8 MiB READs take the
+    default pool (64 MiB), from the "-quiet" ACL's initiator (no NOP-In),
+    which then reads 2 KiB every 0.25 s, so that its send queue never
+    stands still. Another session's 64 KiB READ finds the pool short
+    (TASK SET FULL, sent again at once): the target closes the trickling
+    connection once PDUs it held 10 s earlier are still unsent, and the
+    other session's READ goes through within 20 s. Before, it was TASK
+    SET FULL for as long as the trickle lasted."""
+    conn = login_checked(Shut(ctx.host, ctx.port,
+                              initiator=ctx.initiator + '-quiet'), ctx.target)
+    blocks = (8 << 20) // 512
+    for n in range(8):
+        conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n, 8 << 20,
+                                   conn.cmdsn + n, conn.expstatsn,
+                                   cdb10(0x28, 0, blocks))))
+    stop, got = threading.Event(), [0]
+    reader = threading.Thread(target=trickle, args=(conn.sock, stop, got))
+    reader.start()
+    try:
+        end = time.monotonic() + 5
+        while pool_free() >= 2 and time.monotonic() < end:
+            time.sleep(0.1)
+        free = pool_free()
+        other = login_checked(Connection(ctx.host, ctx.port, timeout=30,
+                                         initiator=ctx.initiator + '-other'),
+                              ctx.target)
+        t0 = time.monotonic()
+        tries, status = 0, None
+        while time.monotonic() < t0 + 20:
+            tries += 1
+            status, _ = other.read(0, 128)
+            if status != 0x28:
+                break
+        took = time.monotonic() - t0
+        expect(status == 0,
+               f'the other session\'s READ, {tries} tries in {took:.1f} s with '
+               f'{free} lines free and the trickle on ({got[0]} bytes read): '
+               f'status 0x{status:02x}')
+        expect(conn.closed_within(1),
+               f'the trickling connection still open {took:.1f} s on')
+        other.logout()
+    finally:
+        stop.set()
+        reader.join()
+    return (f'{free} lines free under 8 READs of 8 MiB; the trickle read '
+            f'{got[0]} bytes; the other READ through after {took:.1f} s, '
+            f'{tries} tries')
 
 
 @case

@@ -11,7 +11,11 @@
 # (3 + 3 s here), or earlier, when a NOP-In goes unanswered. 8 MiB READs
 # into a shut window, on an ACL that sends no NOP-In (nopin_timeout 0):
 # the connection ends once its send queue stood still for 3 s, and
-# another session reads after; every cache line comes back. The keepalive's NOP-In TTTs are random, so that a peer
+# another session reads after; every cache line comes back. The same
+# READs from a peer that reads a trickle (8 KiB/s) take the whole pool:
+# once another session finds it short, the target closes the trickling
+# connection when PDUs it queued 10 s earlier are still unsent, and the
+# other session's READ goes through. The keepalive's NOP-In TTTs are random, so that a peer
 # which reads nothing cannot answer them. Then no object of the module
 # or the target core is left and the module unloads.
 
@@ -26,7 +30,7 @@ initiator=iqn.2026-11.org.example:ixt-slow
 portal=$IXT_ADDR4_T:3260
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_85/ixt_slow
-cases=(nop_flood tur_flood read_flood nopin_ttt_unpredictable)
+cases=(nop_flood tur_flood read_flood read_trickle nopin_ttt_unpredictable)
 
 cleanup() {
 	ixt_cleanup
@@ -63,7 +67,8 @@ ixt_raw_cases "${cases[@]}"
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "the target logged why it closed each flooded connection" \
 	eval '[ "$(ixt_klog_since_mark | grep -c "no answer to NOP-In\|read nothing of its responses")" -ge 3 ] &&
-	      ixt_klog_since_mark | grep -q "slow-quiet: .* read nothing of its responses"'
+	      ixt_klog_since_mark | grep -q "slow-quiet: .* read nothing of its responses" &&
+	      ixt_klog_since_mark | grep -q "slow-quiet: .* read too slowly"'
 ixt_cfs_clear
 ixt_owned_check "once the configuration is gone" iscsi_xt target_core_mod
 ixt_unload
