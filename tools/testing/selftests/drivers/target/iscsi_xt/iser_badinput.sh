@@ -160,7 +160,7 @@ trap cleanup EXIT
 
 # raw ARGS...: run ixt_iser_raw.py against the TPG; its lines in $raw_out.
 raw() {
-	raw_out=$(timeout 600 "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" \
+	raw_out=$(timeout $((600 * IXT_SLOW)) "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" "$@" 2>&1)
 }
 

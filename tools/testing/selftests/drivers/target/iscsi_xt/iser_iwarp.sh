@@ -109,7 +109,7 @@ klog_at_least() {
 
 raw_port=3260
 raw() {
-	raw_out=$(timeout 300 "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" --target "$t" \
+	raw_out=$(timeout $((300 * IXT_SLOW)) "$ixt_py" "$ixt_libdir/ixt_iser_raw.py" --target "$t" \
 		--host "$a" --port "$raw_port" "$@" 2>&1)
 }
 

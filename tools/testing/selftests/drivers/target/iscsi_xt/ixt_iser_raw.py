@@ -654,21 +654,26 @@ def target_res(kind):
 
 @case
 def case_pd_per_conn(ctx):
-    """Two connections accepted (in login), once the target holds no
-    queue pair or PD of earlier ones: each of its two queue pairs has a PD
-    of its own ("rdma res": two PDs of iscsi_xt_iser), so that no queue
-    pair can reach the MRs of another connection. The kernel does not
-    show which PD a kernel queue pair is in, and lists an iWARP one as
-    the RDMA CM's: the count of PDs tells."""
+    """Two connections logged in, once the target holds no queue pair or
+    PD of earlier ones: each of its two queue pairs has a PD of its own
+    ("rdma res": two PDs of iscsi_xt_iser), so that no queue pair can
+    reach the MRs of another connection. The kernel does not show which
+    PD a kernel queue pair is in, and lists an iWARP one as the RDMA
+    CM's: the count of PDs tells. In full feature phase, so that no login
+    timeout ends one while the resources are listed (on the debug kernel
+    a connection request and a listing take seconds each)."""
     end = time.monotonic() + 30
     while (target_res('qp') or target_res('pd')) and time.monotonic() < end:
         time.sleep(0.2)
     expect(not target_res('qp') and not target_res('pd'),
            'queue pairs or PDs of earlier connections left')
-    a, b = connect(ctx), connect(ctx)
+    a = logged_in(ctx)
+    b = connect(ctx)
+    b.isid ^= 1                         # a session of its own
+    login_checked(b, ctx.target)
     qps, pds = len(target_res('qp')), len(target_res('pd'))
-    a.close()
-    b.close()
+    a.logout()
+    b.logout()
     expect(pds == 2, f'{pds} PDs of iscsi_xt_iser for two connections '
            f'({qps} queue pairs listed as its), expected 2')
     return f'two connections, two PDs ({qps} queue pairs listed as its)'

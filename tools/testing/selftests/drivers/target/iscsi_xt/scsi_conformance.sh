@@ -64,7 +64,7 @@ raw() {
 	local client=("$ixt_py" "$ixt_libdir/ixt_iser_raw.py")
 
 	[ "$raw_client" = tcp ] && client=(python3 "$ixt_libdir/ixt_raw.py")
-	raw_out=$(timeout 300 "${client[@]}" --target "$tgt" \
+	raw_out=$(timeout $((300 * IXT_SLOW)) "${client[@]}" --target "$tgt" \
 		--host "$IXT_ADDR4_T" --initiator "$initiator" --lun "$raw_lun" \
 		"$@" 2>&1)
 }

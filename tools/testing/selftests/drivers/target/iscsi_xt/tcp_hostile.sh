@@ -63,7 +63,7 @@ trap cleanup EXIT
 
 # raw CASE...: run ixt_hostile.py against the TPG; its lines in $raw_out.
 raw() {
-	raw_out=$(timeout 600 python3 "$ixt_libdir/ixt_hostile.py" \
+	raw_out=$(timeout $((600 * IXT_SLOW)) python3 "$ixt_libdir/ixt_hostile.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" --conns "$pin" "$@" 2>&1)
 }
 

@@ -75,7 +75,7 @@ probe "$d" &
 prober=$!
 ixt_writing "$d"
 
-raw_out=$(timeout 600 python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
+raw_out=$(timeout $((600 * IXT_SLOW)) python3 "$ixt_libdir/ixt_raw.py" --target "$tgt" \
 	--host "$IXT_ADDR4_T" --initiator "$storm_ini" \
 	--chap storm-user:storm-secret-0123 --storm $storm login_storm 2>&1)
 ixt_raw_print '^ok '

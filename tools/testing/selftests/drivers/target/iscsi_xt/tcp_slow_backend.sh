@@ -53,7 +53,7 @@ raw() {
 	local over=()
 
 	[ "$raw_client" = tcp ] || over=(--iser)
-	raw_out=$(timeout 600 "$ixt_py" "$ixt_libdir/ixt_slowcmd.py" \
+	raw_out=$(timeout $((600 * IXT_SLOW)) "$ixt_py" "$ixt_libdir/ixt_slowcmd.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" "${over[@]}" \
 		--delay $((delay_ms / 1000)) --depth 4 "$@" 2>&1)
 }

@@ -38,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 
 raw() {
-	raw_out=$(timeout 300 python3 "$ixt_libdir/ixt_slowreader.py" \
+	raw_out=$(timeout $((300 * IXT_SLOW)) python3 "$ixt_libdir/ixt_slowreader.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" --initiator "$initiator" \
 		--stall 6 "$@" 2>&1)
 }

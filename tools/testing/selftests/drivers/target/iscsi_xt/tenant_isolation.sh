@@ -53,7 +53,7 @@ trap ixt_cleanup EXIT
 # $raw_out (for ixt_raw_cases).
 raw_client=tcp
 raw() {
-	raw_out=$(cd "$ixt_libdir" && timeout 600 "$ixt_py" ixt_isolation.py \
+	raw_out=$(cd "$ixt_libdir" && timeout $((600 * IXT_SLOW)) "$ixt_py" ixt_isolation.py \
 		--target "$tgt" --host "$IXT_ADDR4_T" --transport "$raw_client" \
 		--initiator-a "$ini_a" --initiator-b "$ini_b" --rounds 2 "$@" 2>&1)
 }
