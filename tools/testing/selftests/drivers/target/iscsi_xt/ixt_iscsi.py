@@ -18,6 +18,11 @@ import socket
 import struct
 import time
 
+# How many times slower than Debian's kernel the target's runs (lib.sh's
+# IXT_SLOW: 5 on the debug kernel): the default answer timeouts scale.
+SLOW = float(os.environ.get('IXT_SLOW', '1'))
+ANSWER_SECS = 10.0 * SLOW
+
 # Initiator and target opcodes (RFC 7143 section 11.1.1).
 OP_NOP_OUT, OP_SCSI_CMD, OP_TMF, OP_LOGIN, OP_TEXT = 0x00, 0x01, 0x02, 0x03, 0x04
 OP_DATA_OUT, OP_LOGOUT, OP_VENDOR1 = 0x05, 0x06, 0x1c
@@ -233,7 +238,7 @@ DECLARATIVE = {'TargetPortalGroupTag', 'TargetAlias', 'TargetAddress',
 class Connection:
     """One TCP connection to the target, with the session's counters."""
 
-    def __init__(self, host, port=3260, timeout=10.0, initiator=None):
+    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None):
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.init_session(timeout, initiator)

@@ -37,8 +37,9 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 from ixt_iscsi import (
-    BLOCK, F_FINAL, F_READ, F_WRITE, FFP, LOGIN_T, OPER, RESERVED_TAG, SEC,
-    LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT, OP_SCSI_RSP, OP_TMF_RSP,
+    ANSWER_SECS, BLOCK, F_FINAL, F_READ, F_WRITE, FFP, LOGIN_T, OPER,
+    RESERVED_TAG, SEC, SLOW, LS_INIT_ERR, OP_LOGIN_RSP, OP_NOP_IN, OP_REJECT,
+    OP_SCSI_RSP, OP_TMF_RSP,
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
     expect, kmsg_mark, kmsg_since, login_flags, nop_out, op_keys, scsi_cmd,
     tmf_req, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
@@ -109,7 +110,7 @@ class IserConnection(Connection):
     counters of ixt_iscsi.Connection, whose login, NOP, logout and PDU
     checks it reuses: only sending and receiving differ."""
 
-    def __init__(self, host, port=3260, timeout=10.0, initiator=None,
+    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None,
                  cm_hdr=bytes([ISER_ZBVA_NOT_SUP | ISER_SEND_W_INV_NOT_SUP,
                                0, 0, 0]), nr_recv=NR_RECV):
         self.init_session(timeout, initiator)
@@ -152,7 +153,7 @@ class IserConnection(Connection):
         ev.ack_cm_event()
         return got
 
-    def _wait_event(self, want, timeout=10):
+    def _wait_event(self, want, timeout=ANSWER_SECS):
         got = self._event(timeout)
         if got is None:
             raise Fail(f'no RDMA CM event within {timeout} s, expected {want}')
@@ -1119,7 +1120,7 @@ def case_abort_large_write(ctx):
                           (conn.cmdsn - 1) & 0xffffffff))
     scsi = None
     while True:
-        pdu = conn.recv_pdu(timeout=60)
+        pdu = conn.recv_pdu(timeout=60 * SLOW)
         expect(pdu is not None, 'connection closed')
         if pdu.op == OP_SCSI_RSP and pdu.itt == itt and scsi is None:
             scsi = pdu
@@ -1185,7 +1186,7 @@ def case_write_cut_stag(ctx):
     whole write."""
     def cut(conn):
         conn.data_mr.close()
-        pdu = conn.recv_pdu(timeout=30)
+        pdu = conn.recv_pdu(timeout=30 * SLOW)
         expect(pdu is None or pdu.op == OP_SCSI_RSP, f'unexpected {pdu}')
         return pdu
     return write_cut(ctx, cut, 'MR deregistered under the READs')

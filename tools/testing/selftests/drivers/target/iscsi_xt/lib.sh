@@ -19,8 +19,9 @@ IXT_KLOG_MARK=
 # (make check-debug's: KASAN, lockdep, kmemleak under TCG): tests that
 # hold a command for a time and check things while it is held scale
 # that time by it, so the steps in between stay inside it, and so do
-# the bounds on how long the target may keep a request waiting.
-IXT_SLOW=${IXT_SLOW:-1}
+# the bounds on how long the target may keep a request waiting; the raw
+# clients' timeouts too (ixt_iscsi.py reads it from the environment).
+export IXT_SLOW=${IXT_SLOW:-1}
 
 ixt_skip_all() {
 	ktap_print_header
