@@ -321,7 +321,7 @@ ixt_fio_verify() {
 
 	shift 5
 	ixt_fio_seed=$((ixt_fio_seed + 1))
-	out=$(timeout 300 fio --name=ixt --filename="$dev" --ioengine=libaio \
+	out=$(timeout $((300 * IXT_SLOW)) fio --name=ixt --filename="$dev" --ioengine=libaio \
 		--direct=1 --rw=randwrite --bs="$bs" --iodepth="$qd" \
 		--offset="$off" --size="${kib}k" --randseed=$ixt_fio_seed \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
