@@ -19,7 +19,7 @@ import time
 
 from ixt_iscsi import (
     F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
-    expect, login_checked, nop_out, pad_len, scsi_cmd)
+    expect, login_checked, nop_out, op_keys, pad_len, scsi_cmd)
 
 # Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
 # may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
@@ -182,57 +182,74 @@ def pool_free():
 
 
 def trickle(sock, stop, got):
-    """Reads 2 KiB of @sock every 0.25 s until @stop is set or the
-    connection ends: the send queue keeps moving, at 8 KiB/s. @got[0]
+    """Every 0.5 s, reads 2 KiB of @sock, its receive buffer set to
+    32 KiB, until @stop is set or the connection ends: 4 KiB/s. The
+    window reopens by more than a segment each time, so the target's
+    send queue keeps moving (a 4 KiB buffer's window stays shut, and the
+    target's zero window probes back off past the stall time). @got[0]
     counts the bytes read."""
-    sock.settimeout(0.25)
-    while not stop.is_set():
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+    sock.setblocking(False)
+    while not stop.wait(0.5):
         try:
             b = sock.recv(2048)
-        except socket.timeout:
+        except BlockingIOError:
             continue
         except OSError:
             return
         if not b:
             return
         got[0] += len(b)
-        stop.wait(0.25)
 
 
 @case
 def case_read_trickle(ctx):
     """A peer that reads a trickle holds the lines of its Data-In no
-    longer than the pool can spare them: eight 8 MiB READs take the
-    default pool (64 MiB), from the "-quiet" ACL's initiator (no NOP-In),
-    which then reads 2 KiB every 0.25 s, so that its send queue never
-    stands still. Another session's 64 KiB READ finds the pool short
-    (TASK SET FULL, sent again at once): the target closes the trickling
-    connection once PDUs it held 10 s earlier are still unsent, and the
-    other session's READ goes through within 20 s. Before, it was TASK
-    SET FULL for as long as the trickle lasted."""
-    conn = login_checked(Shut(ctx.host, ctx.port,
-                              initiator=ctx.initiator + '-quiet'), ctx.target)
+    longer than the pool can spare them: three connections of the
+    "-quiet" ACL's initiator (no NOP-In), four 8 MiB READs each (Data-In
+    of 256 KiB: 132 PDUs, within the send queue's bound of 256), take the
+    default pool (64 MiB: two of them get its lines, the third's READs
+    are answered TASK SET FULL); each then reads 2 KiB every 0.5 s, so
+    that its send queue never stands still. Another session's 8 MiB READ
+    finds the pool short (TASK SET FULL, sent again at once): the target
+    closes the trickling connections that hold lines once PDUs they held
+    10 s earlier are still unsent, and the other session's READ goes
+    through within 20 s. Before, it was TASK SET FULL for as long as the
+    trickle lasted."""
     blocks = (8 << 20) // 512
-    for n in range(8):
-        conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n, 8 << 20,
-                                   conn.cmdsn + n, conn.expstatsn,
-                                   cdb10(0x28, 0, blocks))))
-    stop, got = threading.Event(), [0]
-    reader = threading.Thread(target=trickle, args=(conn.sock, stop, got))
-    reader.start()
+    stop, got, conns, readers = threading.Event(), [0], [], []
     try:
-        end = time.monotonic() + 5
-        while pool_free() >= 2 and time.monotonic() < end:
-            time.sleep(0.1)
+        for i in range(3):
+            conn = Shut(ctx.host, ctx.port, initiator=ctx.initiator + '-quiet')
+            conn.isid ^= 1 + i          # two sessions, not a reinstatement
+            # Data-In of 256 KiB: 33 PDUs a READ.
+            conns.append(login_checked(
+                conn, ctx.target,
+                op_keys(MaxRecvDataSegmentLength='262144')))
+            for n in range(4):
+                conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n,
+                                           8 << 20, conn.cmdsn + n,
+                                           conn.expstatsn,
+                                           cdb10(0x28, 0, blocks))))
+            readers.append(threading.Thread(target=trickle,
+                                            args=(conn.sock, stop, got)))
+            readers[-1].start()
+        time.sleep(2)
         free = pool_free()
-        other = login_checked(Connection(ctx.host, ctx.port, timeout=30,
-                                         initiator=ctx.initiator + '-other'),
-                              ctx.target)
+        expect(free < 256, f'{free} lines free under 12 READs of 8 MiB')
+        expect(not any(c.closed_within(0.5) for c in conns),
+               f'a trickling connection closed before the pool ran short '
+               f'({got[0]} bytes read)')
+        # Without NOP-Ins too: read() takes Data-In and responses only.
+        other = Connection(ctx.host, ctx.port, timeout=30,
+                           initiator=ctx.initiator + '-quiet')
+        other.isid ^= 7
+        login_checked(other, ctx.target)
         t0 = time.monotonic()
         tries, status = 0, None
         while time.monotonic() < t0 + 20:
             tries += 1
-            status, _ = other.read(0, 128)
+            status, _ = other.read(0, blocks)
             if status != 0x28:
                 break
         took = time.monotonic() - t0
@@ -240,15 +257,19 @@ def case_read_trickle(ctx):
                f'the other session\'s READ, {tries} tries in {took:.1f} s with '
                f'{free} lines free and the trickle on ({got[0]} bytes read): '
                f'status 0x{status:02x}')
-        expect(conn.closed_within(1),
-               f'the trickling connection still open {took:.1f} s on')
+        # The pool's lines go to two of the three (the third's READs
+        # find none): those are closed, the third holds no line.
+        shut_down = sum(c.closed_within(1) for c in conns)
+        expect(shut_down >= 2,
+               f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
         other.logout()
     finally:
         stop.set()
-        reader.join()
-    return (f'{free} lines free under 8 READs of 8 MiB; the trickle read '
+        for r in readers:
+            r.join()
+    return (f'{free} lines free under 12 READs of 8 MiB; the trickle read '
             f'{got[0]} bytes; the other READ through after {took:.1f} s, '
-            f'{tries} tries')
+            f'{tries} tries; {shut_down} of 3 connections closed')
 
 
 @case

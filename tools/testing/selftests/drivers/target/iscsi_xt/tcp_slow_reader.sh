@@ -12,7 +12,7 @@
 # into a shut window, on an ACL that sends no NOP-In (nopin_timeout 0):
 # the connection ends once its send queue stood still for 3 s, and
 # another session reads after; every cache line comes back. The same
-# READs from a peer that reads a trickle (8 KiB/s) take the whole pool:
+# READs from peers that read a trickle (4 KiB/s) take the whole pool:
 # once another session finds it short, the target closes the trickling
 # connection when PDUs it queued 10 s earlier are still unsent, and the
 # other session's READ goes through. The keepalive's NOP-In TTTs are random, so that a peer
