@@ -34,7 +34,8 @@
  * Bound: a session has at most its command window's largest size
  * (cmdsn_depth, the ACL's queue depth) of commands in work items; past
  * that, its receive path waits for one of them to return from the core.
- * Only immediate commands can get there: the window holds the others.
+ * The window holds the commands below that, immediate ones too
+ * (ixt_sess_window_full()); the wait is the hard bound behind it.
  *
  * Lifetime: a work item holds a reference on its command, which keeps
  * the command's connection (its release waits for its commands) and

@@ -247,24 +247,43 @@ def case_fileio_write_nop(ctx):
 
 @case
 def case_held_bounded(ctx):
-    """Three times --depth immediate UNMAPs (no place in the command
-    window), then a NOP-Out: at most --depth of them wait for the backend
-    at once, so the NOP-Out is read only once the last --depth went to
-    the backend, two --delay at least."""
+    """Three times --depth immediate UNMAPs, then a NOP-Out: each UNMAP
+    takes a place of the command window as it arrives (at most --depth,
+    less if the slow backend shrank the window), so at most --depth of
+    them reach the backend, which holds each --delay; the others are
+    answered TASK SET FULL at once, and so is the NOP-Out, which waits for
+    none of them. Before, immediate commands took no place: all went to
+    the backend, --depth at once, and the NOP-Out waited two delays."""
     conn = login(ctx)
     n = 3 * ctx.depth
     start = time.monotonic()
-    held = [unmap(conn, imm=True) for _ in range(n)]
+    sent = [unmap(conn, imm=True) for _ in range(n)]
     ping = nop(conn)
-    got, order = timed(ctx, conn, start, held, late=[ping])
-    # The last --depth UNMAPs go to the backend once --depth + 1 of the
-    # ones before came back: one at least of the second --depth, which
-    # went to it after one of the first came back, a --delay in.
-    expect(got[ping] >= SURE * 2 * ctx.delay,
-           f'NOP-In after {got[ping]:.2f} s: more than {ctx.depth} UNMAPs '
-           f'held at once')
-    return done(conn, f'NOP-In after {got[ping]:.2f} s, '
-                f'{order.index(ping)} of {n} UNMAPs answered before')
+    got, status = {}, {}
+    while len(got) < n + 1:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None, f'connection closed, answered {list(got)}')
+        expect(pdu.itt in sent and pdu.op == OP_SCSI_RSP or
+               pdu.itt == ping and pdu.op == OP_NOP_IN, f'unexpected {pdu}')
+        got[pdu.itt] = time.monotonic() - start
+        if pdu.op == OP_SCSI_RSP:
+            status[pdu.itt] = pdu.scsi_status
+    held = [i for i in sent if status[i] == 0]
+    full = [i for i in sent if status[i] == 0x28]
+    expect(len(held) + len(full) == n,
+           f'statuses {sorted(set(status.values()))}: GOOD or TASK SET FULL '
+           f'expected')
+    expect(1 <= len(held) <= ctx.depth,
+           f'{len(held)} of {n} immediate UNMAPs GOOD with a queue depth of '
+           f'{ctx.depth}')
+    for itt in held:
+        expect(got[itt] >= SURE * ctx.delay,
+               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: the backend '
+               f'did not hold it {ctx.delay} s, so the case proves nothing')
+    expect(got[ping] < ctx.delay,
+           f'NOP-In after {got[ping]:.2f} s: it waited for a held UNMAP')
+    return done(conn, f'{len(held)} of {n} UNMAPs held, {len(full)} TASK SET '
+                f'FULL, NOP-In after {got[ping]:.2f} s')
 
 
 @case

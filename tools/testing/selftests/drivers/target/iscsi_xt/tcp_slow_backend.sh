@@ -11,8 +11,9 @@
 # list immediate, or solicited by an R2T), and so are a fileio READ's and
 # WRITE's; a SIMPLE READ of the linear MiB passes a SIMPLE UNMAP, an
 # ORDERED one waits for it (SAM task attributes); of 12 immediate
-# UNMAPs, at most the queue depth (4 here) wait in the backend at once,
-# so the NOP-Out behind them is read two delays in; a connection closed
+# UNMAPs, at most the queue depth (4 here) take a place of the command
+# window and reach the backend, the others are answered TASK SET FULL at
+# once, and so is the NOP-Out behind them; a connection closed
 # with an UNMAP held leaves the next session reading. The same cases run
 # over iSER (SKIP without pyverbs or an RDMA device). Then every cache
 # line is back in the pool and the module unloads.
