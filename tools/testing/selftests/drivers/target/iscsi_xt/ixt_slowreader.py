@@ -206,7 +206,9 @@ def trickle(sock, stop, got):
 def case_read_trickle(ctx):
     """A peer that reads a trickle holds the lines of its Data-In no
     longer than the pool can spare them: three connections of the
-    "-quiet" ACL's initiator (no NOP-In), four 8 MiB READs each (Data-In
+    "-trickle" ACL's initiator (no NOP-In; a send queue may stand still
+    30 s, and a trickle wakes the target's sends only once half its
+    socket buffer is read), four 8 MiB READs each (Data-In
     of 256 KiB: 132 PDUs, within the send queue's bound of 256), take the
     default pool (64 MiB: two of them get its lines, the third's READs
     are answered TASK SET FULL); each then reads 2 KiB every 0.5 s, so
@@ -220,7 +222,8 @@ def case_read_trickle(ctx):
     stop, got, conns, readers = threading.Event(), [0], [], []
     try:
         for i in range(3):
-            conn = Shut(ctx.host, ctx.port, initiator=ctx.initiator + '-quiet')
+            conn = Shut(ctx.host, ctx.port,
+                        initiator=ctx.initiator + '-trickle')
             conn.isid ^= 1 + i          # two sessions, not a reinstatement
             # Data-In of 256 KiB: 33 PDUs a READ.
             conns.append(login_checked(
@@ -242,7 +245,7 @@ def case_read_trickle(ctx):
                f'({got[0]} bytes read)')
         # Without NOP-Ins too: read() takes Data-In and responses only.
         other = Connection(ctx.host, ctx.port, timeout=30,
-                           initiator=ctx.initiator + '-quiet')
+                           initiator=ctx.initiator + '-trickle')
         other.isid ^= 7
         login_checked(other, ctx.target)
         t0 = time.monotonic()

@@ -50,7 +50,8 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 	ixt_rd_lun0 "$tpg" "$rd" 4096 && mkdir "$tpg/np/$portal" &&
 		echo 0 >"$tpg/attrib/authentication"
 } || ktap_exit_fail_msg "cannot configure the target"
-for i in "$initiator" "$initiator-other" "$initiator-quiet"; do
+for i in "$initiator" "$initiator-other" "$initiator-quiet" \
+	"$initiator-trickle"; do
 	acl=$tpg/acls/$i
 	{
 		mkdir -p "$acl/lun_0" && ln -s "$tpg/lun/lun_0" "$acl/lun_0/map" &&
@@ -60,6 +61,13 @@ for i in "$initiator" "$initiator-other" "$initiator-quiet"; do
 done
 echo 0 >"$tpg/acls/$initiator-quiet/attrib/nopin_timeout" ||
 	ktap_exit_fail_msg "cannot turn the quiet ACL's NOP-Ins off"
+# read_trickle's: no NOP-In, and a send queue may stand still for 30 s
+# (a trickle wakes the target's sends only once half its socket buffer
+# is read).
+{
+	echo 0 >"$tpg/acls/$initiator-trickle/attrib/nopin_timeout" &&
+		echo 30 >"$tpg/acls/$initiator-trickle/attrib/nopin_response_timeout"
+} || ktap_exit_fail_msg "cannot set the trickle ACL's timeouts"
 echo 1 >"$tpg/enable" || ktap_exit_fail_msg "cannot enable the TPG"
 ixt_owned_mark iscsi_xt target_core_mod
 
@@ -68,7 +76,7 @@ ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "the target logged why it closed each flooded connection" \
 	eval '[ "$(ixt_klog_since_mark | grep -c "no answer to NOP-In\|read nothing of its responses")" -ge 3 ] &&
 	      ixt_klog_since_mark | grep -q "slow-quiet: .* read nothing of its responses" &&
-	      ixt_klog_since_mark | grep -q "slow-quiet: .* read too slowly"'
+	      ixt_klog_since_mark | grep -q "slow-trickle: .* read too slowly"'
 ixt_cfs_clear
 ixt_owned_check "once the configuration is gone" iscsi_xt target_core_mod
 ixt_unload
