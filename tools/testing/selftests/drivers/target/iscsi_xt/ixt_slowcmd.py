@@ -127,6 +127,15 @@ def answers(conn, itts, start):
     return got, order
 
 
+def held_for_delay(ctx, got, held):
+    """Each ITT of @held was answered (@got: {ITT: seconds}) --delay in at
+    least: dm-delay holds a bio from when it gets it, never less."""
+    for itt in held:
+        expect(got[itt] >= SURE * ctx.delay,
+               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: the backend '
+               f'did not hold it {ctx.delay} s, so the case proves nothing')
+
+
 def timed(ctx, conn, start, held, fast=(), late=()):
     """Answers to @held, each of which the backend holds --delay seconds
     at least (sent after @start), to the ITTs @fast, which must come
@@ -134,11 +143,7 @@ def timed(ctx, conn, start, held, fast=(), late=()):
     @start), and to the ITTs @late, which must wait for one of them (not
     before --delay). Returns the answers' times and order."""
     got, order = answers(conn, list(held) + list(fast) + list(late), start)
-    # dm-delay holds a bio from when it gets it: never less than --delay.
-    for itt in held:
-        expect(got[itt] >= SURE * ctx.delay,
-               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: the backend '
-               f'did not hold it {ctx.delay} s, so the case proves nothing')
+    held_for_delay(ctx, got, held)
     for itt in fast:
         expect(got[itt] < ctx.delay,
                f'ITT 0x{itt:x} answered after {got[itt]:.2f} s, not before '
@@ -276,10 +281,7 @@ def case_held_bounded(ctx):
     expect(1 <= len(held) <= ctx.depth,
            f'{len(held)} of {n} immediate UNMAPs GOOD with a queue depth of '
            f'{ctx.depth}')
-    for itt in held:
-        expect(got[itt] >= SURE * ctx.delay,
-               f'ITT 0x{itt:x} answered after {got[itt]:.2f} s: the backend '
-               f'did not hold it {ctx.delay} s, so the case proves nothing')
+    held_for_delay(ctx, got, held)
     expect(got[ping] < ctx.delay,
            f'NOP-In after {got[ping]:.2f} s: it waited for a held UNMAP')
     return done(conn, f'{len(held)} of {n} UNMAPs held, {len(full)} TASK SET '
