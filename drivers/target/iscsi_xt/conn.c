@@ -43,12 +43,6 @@
 #define IXT_CONN_LAST_PDU_SECS		10
 
 /*
- * Seconds a connection has to send what its queue held at their start,
- * while the cache-line pool is short (ixt_conn_tx_slow()).
- */
-#define IXT_CONN_DRAIN_SECS		10
-
-/*
  * Seconds a discovery session may go without a request. iscsiadm sends
  * SendTargets as soon as it is logged in and logs out on the answer; a
  * poller that keeps its session asks again within this, or logs in anew.

@@ -249,6 +249,11 @@ void ixt_conn_timeout(struct ixt_conn *conn);
 void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 bool ixt_conn_tx_full(struct ixt_conn *conn);
+/*
+ * Seconds a connection has to send what its queue held at their start,
+ * while the cache-line pool is short (ixt_conn_tx_slow()).
+ */
+#define IXT_CONN_DRAIN_SECS		10
 bool ixt_conn_tx_slow(struct ixt_conn *conn);
 bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit);
 

@@ -13,12 +13,12 @@
  * then unless that connection is as good as dead, while the requests
  * held keep their cache lines. All come from the attributes of the
  * session's ACL. While the cache-line pool is short, it also drops a
- * connection whose peer reads so slowly that PDUs queued 10 s ago are
- * still unsent (ixt_conn_tx_slow()): their Data-In holds lines others
- * wait for. A connection dropped for an unanswered NOP-In counts as
- * a connection timeout in the target's fabric_statistics/iscsi_sess_err.
- * It also tells the initiator of a command window that reopened without
- * a response to carry the news.
+ * connection whose peer reads so slowly that PDUs queued
+ * %IXT_CONN_DRAIN_SECS ago are still unsent (ixt_conn_tx_slow()): their
+ * Data-In holds lines others wait for. A connection dropped for an
+ * unanswered NOP-In counts as a connection timeout in the target's
+ * fabric_statistics/iscsi_sess_err. It also tells the initiator of a
+ * command window that reopened without a response to carry the news.
  *
  * The receive path writes the NOP-Out answers and the Data-Out progress
  * with WRITE_ONCE(); the watchdog reads them with READ_ONCE() and owns
@@ -117,8 +117,9 @@ static void ixt_watchdog_work(struct work_struct *work)
 		return;
 	}
 	if (ixt_conn_tx_slow(conn)) {
-		pr_err_ratelimited("%s: %pISpc read too slowly: PDUs queued 10 s ago still unsent, the cache-line pool short: closing the connection\n",
-				   conn->sess->initiator, &conn->head.peer);
+		pr_err_ratelimited("%s: %pISpc read too slowly: PDUs queued %d s ago still unsent, the cache-line pool short: closing the connection\n",
+				   conn->sess->initiator, &conn->head.peer,
+				   IXT_CONN_DRAIN_SECS);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;
