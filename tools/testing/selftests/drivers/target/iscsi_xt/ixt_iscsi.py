@@ -631,6 +631,22 @@ class Connection:
             return pdu.scsi_status, bytes(buf)
 
 
+# The cache-line pool's debugfs file, for the cases that run in the
+# target's own VM.
+
+def pool_field(name):
+    """The field @name (lines, free...) of the cache-line pool's debugfs
+    file."""
+    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
+        return int(next(ln.split()[1] for ln in f
+                        if ln.startswith(name + ' ')))
+
+
+def pool_free():
+    """Free lines of the cache-line pool (debugfs)."""
+    return pool_field('free')
+
+
 # The kernel log, for the cases that run in the target's own VM.
 
 def kmsg_mark():

@@ -37,7 +37,8 @@ from ixt_iscsi import (
     text_req, tmf_req,
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, kmsg_mark, kmsg_since,
-    login_checked, no_data, nop_logout, pattern_kept, read_back)
+    login_checked, no_data, nop_logout, pattern_kept, pool_field, pool_free,
+    read_back)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -625,19 +626,6 @@ def abort_task(conn, itt, cmdsn):
     expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
 
 
-def pool_field(name):
-    """The field @name (lines, free...) of the cache-line pool's debugfs
-    file."""
-    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
-        return int(next(ln.split()[1] for ln in f
-                        if ln.startswith(name + ' ')))
-
-
-def pool_free():
-    """Free lines of the cache-line pool (debugfs)."""
-    return pool_field('free')
-
-
 def pool_free_settled(lines):
     """The pool's free lines once they are @lines, or after 2 s: what
     the release paths give back may trail the answers by a moment."""
@@ -964,7 +952,7 @@ def case_ffp_window_immediate(ctx):
         itt = send_imm_write(i, data)
         writes[itt] = (conn.recv_expect(OP_R2T, itt), data)
     itt = send_imm_write(win, bytes(4096))
-    rsp = conn.recv_pdu(timeout=10)
+    rsp = conn.recv_pdu()
     expect(rsp is not None and rsp.op == OP_SCSI_RSP and rsp.itt == itt and
            rsp.response == 0 and rsp.scsi_status == 0x28,
            f'immediate write {win + 1} with a window of {win} held: '

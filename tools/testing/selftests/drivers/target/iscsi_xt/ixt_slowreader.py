@@ -19,7 +19,7 @@ import time
 
 from ixt_iscsi import (
     F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
-    expect, login_checked, nop_out, op_keys, pad_len, scsi_cmd)
+    expect, login_checked, nop_out, op_keys, pad_len, pool_free, scsi_cmd)
 
 # Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
 # may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
@@ -175,12 +175,6 @@ def case_read_flood(ctx):
     return f'{n} READs of 8 MiB unread, closed after {took:.1f} s'
 
 
-def pool_free():
-    """Free lines of the cache-line pool (debugfs)."""
-    with open('/sys/kernel/debug/iscsi_xt/pool') as f:
-        return int(next(ln.split()[1] for ln in f if ln.startswith('free ')))
-
-
 def trickle(sock, stop, got):
     """Every 0.5 s, reads 2 KiB of @sock, its receive buffer set to
     32 KiB, until @stop is set or the connection ends: 4 KiB/s. The
@@ -208,10 +202,10 @@ def case_read_trickle(ctx):
     longer than the pool can spare them: three connections of the
     "-trickle" ACL's initiator (no NOP-In; a send queue may stand still
     30 s, and a trickle wakes the target's sends only once half its
-    socket buffer is read), four 8 MiB READs each (Data-In
-    of 256 KiB: 132 PDUs, within the send queue's bound of 256), take the
-    default pool (64 MiB: two of them get its lines, the third's READs
-    are answered TASK SET FULL); each then reads 2 KiB every 0.5 s, so
+    socket buffer is read), four 8 MiB READs each (Data-In of 256 KiB:
+    132 PDUs, within the send queue's bound of 256), take the default
+    pool (64 MiB: two of them get its lines, the third's READs are
+    answered TASK SET FULL); each then reads 2 KiB every 0.5 s, so
     that its send queue never stands still. Another session's 8 MiB READ
     finds the pool short (TASK SET FULL, sent again at once): the target
     closes the trickling connections that hold lines once PDUs they held
@@ -224,7 +218,7 @@ def case_read_trickle(ctx):
         for i in range(3):
             conn = Shut(ctx.host, ctx.port,
                         initiator=ctx.initiator + '-trickle')
-            conn.isid ^= 1 + i          # two sessions, not a reinstatement
+            conn.isid ^= 1 + i          # a session each, not a reinstatement
             # Data-In of 256 KiB: 33 PDUs a READ.
             conns.append(login_checked(
                 conn, ctx.target,
