@@ -8,7 +8,7 @@
 #   scripts/kselftest.sh [BUILD_DIR [TEST...]]
 #
 # TEST names one test program (e.g. module_load.sh) to run alone; by
-# default all run but those IXT_KSFT_SKIP names (a space-separated list).
+# default all run but those IXT_KSFT_SKIP names (a list separated by blanks).
 # A TEST may also be a program the Makefile installs but does not list
 # (TEST_PROGS_EXTENDED: soak.sh, which make soak runs). IXT_KSFT_TIMEOUT
 # overrides the tests' timeout (the settings file's), in seconds.
@@ -64,7 +64,7 @@ for t in "$@"; do
 done
 if [ $# -eq 0 ] && [ -n "${IXT_KSFT_SKIP:-}" ]; then
 	mapfile -t tests < <(sed "s|^$col:||" "$inst/kselftest-list.txt" |
-		grep -vxF -f <(tr ' ' '\n' <<<"$IXT_KSFT_SKIP" | grep .))
+		grep -vxF -f <(tr -s ' \t' '\n\n' <<<"$IXT_KSFT_SKIP" | grep .))
 	set -- "${tests[@]}"
 fi
 
