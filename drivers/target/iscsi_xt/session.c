@@ -936,13 +936,18 @@ bool ixt_sess_pool_caps(u32 pool)
 	return level != U32_MAX;
 }
 
-/* /sys/kernel/debug/iscsi_xt/sessions: one line per normal session. */
+/*
+ * /sys/kernel/debug/iscsi_xt/sessions: one line per normal session; the
+ * last column, the PDUs queued on its connections and not yet sent.
+ */
 static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 {
 	struct ixt_sess *sess;
+	struct ixt_conn *conn;
 	struct ixt_window w;
+	int queued;
 
-	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us held cap\n");
+	seq_puts(m, "tsih initiator exp_cmd_sn max_cmd_sn window max_window srt_us held cap queued\n");
 	mutex_lock(&ixt_sess_mutex);
 	list_for_each_entry(sess, &ixt_sess_list, entry) {
 		if (sess->discovery)
@@ -950,12 +955,15 @@ static int ixt_sess_debugfs_show(struct seq_file *m, void *unused)
 		spin_lock_bh(&sess->win_lock);
 		w = sess->window;
 		spin_unlock_bh(&sess->win_lock);
-		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu %d %u\n",
+		queued = 0;
+		list_for_each_entry(conn, &sess->conns, sess_entry)
+			queued += atomic_read(&conn->tx_pdus);
+		seq_printf(m, "%u %s 0x%08x 0x%08x %u %u %llu %d %u %d\n",
 			   sess->tsih, sess->initiator,
 			   READ_ONCE(sess->exp_cmd_sn),
 			   READ_ONCE(sess->max_cmd_sn), w.cur, w.max,
 			   div_u64(w.srt_ns, NSEC_PER_USEC),
-			   atomic_read(&sess->win_held), w.cap);
+			   atomic_read(&sess->win_held), w.cap, queued);
 	}
 	mutex_unlock(&ixt_sess_mutex);
 	return 0;
