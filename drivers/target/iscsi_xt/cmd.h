@@ -40,7 +40,7 @@
 #define IXT_CMD_F_WRITE_PENDING	0	/* the core waits for the data */
 #define IXT_CMD_F_DATA_PHASE	2	/* in the slot, holds a reference */
 #define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
-#define IXT_CMD_F_R2T_WAIT	4	/* counted in conn->r2t_waiting */
+#define IXT_CMD_F_R2T_WAIT	4	/* on conn->dout_wait: timed */
 #define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
 #define IXT_CMD_F_FETCH		6	/* RDMA transport fetches its data */
 
@@ -77,6 +77,10 @@ struct ixt_cmd_bidi {
  *	is expected.
  * @unsol_datasn: DataSN the next unsolicited Data-Out must carry.
  * @r2t_sn: R2TSN of the next R2T.
+ * @dout_entry: on the connection's dout_wait while the write waits for
+ *	Data-Out the initiator owes it (%IXT_CMD_F_R2T_WAIT).
+ * @dout_stamp: jiffies (| 1) when it started to wait, or last made
+ *	progress (an R2T sent, Data-Out received) since.
  * @dpt: the data-pointer table over @lines.
  * @place: where the Data-Out PDU being received goes (receive path).
  * @lines: the cache lines of the buffer, from the pool (@head.nr_lines of
@@ -121,6 +125,8 @@ struct ixt_cmd {
 	struct list_head unsol_entry;
 	u32 unsol_datasn;
 	u32 r2t_sn;
+	struct list_head dout_entry;
+	unsigned long dout_stamp;
 	struct ixt_dpt dpt;
 	struct ixt_dpt_place place;
 	struct ixt_dpt_line *lines;

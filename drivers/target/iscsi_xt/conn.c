@@ -833,6 +833,7 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 	conn->stat_sn = get_random_u32();
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
+	INIT_LIST_HEAD(&conn->dout_wait);
 	INIT_LIST_HEAD(&conn->sess_entry);
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
 	INIT_DELAYED_WORK(&conn->deadline, ixt_conn_deadline);

@@ -124,9 +124,13 @@ struct ixt_reqbuf {
  * @pool_waiter: the connection's place in the pool's queue while its
  *	command waits for lines (ixt_pool_get_fair()); left when the
  *	command gets them or gives up, or the connection closes.
- * @r2t_waiting: writes with R2Ts not fully answered; receive path.
- * @dataout_stamp: jiffies of the last R2T sent or Data-Out received;
- *	receive path.
+ * @r2t_waiting: writes with R2Ts not fully answered, on @dout_wait;
+ *	receive path, as @dout_wait.
+ * @dout_wait: those writes, in the order of their last progress: the
+ *	one that waits longest first (ixt_dataout_track()).
+ * @dataout_stamp: the &struct ixt_cmd.dout_stamp of the first of
+ *	@dout_wait, 0 when it is empty: the receive path writes it with
+ *	WRITE_ONCE(), the watchdog reads it (ixt_dataout_overdue()).
  * @watchdog: NOP-In keepalive and Data-Out timeout (watchdog.c); runs
  *	in full feature phase of a normal session only.
  * @nopin_ttt: TTT of the last NOP-In the watchdog sent (watchdog only,
@@ -192,6 +196,7 @@ struct ixt_conn {
 	unsigned long pool_wait;
 	struct ixt_pool_waiter pool_waiter;
 	unsigned int r2t_waiting;
+	struct list_head dout_wait;
 	unsigned long dataout_stamp;
 	struct delayed_work watchdog;
 	u32 nopin_ttt;
@@ -276,6 +281,9 @@ void ixt_watchdog_nop_out(struct ixt_conn *conn, u32 ttt);
 
 /* discovery.c */
 void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+
+/* dataout.c */
+bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit);
 
 /**
  * ixt_wait_woken() - wait_event_timeout() for a condition that sleeps

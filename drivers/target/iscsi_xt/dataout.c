@@ -8,8 +8,10 @@
  * its command), in that of another connection of the session (which
  * delivers a command held behind a CmdSN hole, or carries a task
  * management function), or in the connection's release work once its
- * receive path has stopped. The slots and the list of commands expecting
- * unsolicited data need no lock of their own. The data segment of a
+ * receive path has stopped. The slots, the list of commands expecting
+ * unsolicited data and that of writes waiting for Data-Out need no lock
+ * of their own; the watchdog reads only the time of the write that has
+ * waited longest (ixt_dataout_overdue()). The data segment of a
  * Data-Out is received without the lock, between ixt_dataout_rx_hdr()
  * and ixt_dataout_rx(): the write it goes into holds a reference for it
  * meanwhile (conn->rx_data).
@@ -99,22 +101,58 @@ void ixt_dataout_slots_free(struct ixt_conn *conn)
 }
 
 /*
- * Keeps the connection's count of writes waiting for solicited Data-Out
- * (aborted ones do not count) up to date for the watchdog, and the time
- * of the last progress.
+ * Keeps the writes of the connection that wait for solicited Data-Out
+ * (aborted ones do not count) on its dout_wait, in the order of their
+ * last progress, and the time of the first for the watchdog. @progress:
+ * the write just made some (an R2T sent, Data-Out received). Each write
+ * is timed on its own: the progress of the others does not keep one
+ * that gets no Data-Out.
  */
-static void ixt_dataout_track(struct ixt_cmd *cmd)
+static void ixt_dataout_track(struct ixt_cmd *cmd, bool progress)
 {
 	struct ixt_conn *conn = cmd->head.conn;
 	bool waits = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
 		     !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags) &&
 		     cmd->dpt.outstanding;
+	struct ixt_cmd *first;
 
-	WRITE_ONCE(conn->dataout_stamp, jiffies);
-	if (waits == test_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags))
+	if (!waits) {
+		if (!test_and_clear_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags))
+			return;
+		list_del(&cmd->dout_entry);
+		conn->r2t_waiting--;
+	} else if (!test_and_set_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags)) {
+		cmd->dout_stamp = jiffies | 1;
+		list_add_tail(&cmd->dout_entry, &conn->dout_wait);
+		conn->r2t_waiting++;
+	} else if (progress) {
+		cmd->dout_stamp = jiffies | 1;
+		list_move_tail(&cmd->dout_entry, &conn->dout_wait);
+	} else {
 		return;
-	change_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags);
-	WRITE_ONCE(conn->r2t_waiting, conn->r2t_waiting + (waits ? 1 : -1));
+	}
+	first = list_first_entry_or_null(&conn->dout_wait, struct ixt_cmd,
+					 dout_entry);
+	WRITE_ONCE(conn->dataout_stamp, first ? first->dout_stamp : 0);
+}
+
+/**
+ * ixt_dataout_overdue() - whether a write waited too long for Data-Out
+ * @conn: the connection.
+ * @limit: jiffies a write may wait without progress (dataout_timeout).
+ *
+ * ErrorRecoveryLevel 0 cannot ask for the data again: the watchdog closes
+ * the connection instead.
+ *
+ * Context: Any context (the watchdog).
+ * Return: true when the write of @conn that has waited longest for the
+ * Data-Out its R2Ts asked for has had none, nor sent an R2T, for @limit.
+ */
+bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit)
+{
+	unsigned long stamp = READ_ONCE(conn->dataout_stamp);
+
+	return stamp && time_after(jiffies, stamp + limit);
 }
 
 /**
@@ -149,7 +187,7 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
 {
 	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		return;
-	ixt_dataout_track(cmd);
+	ixt_dataout_track(cmd, false);
 	list_del_init(&cmd->unsol_entry);
 	ixt_dataout_slot_put(cmd->head.conn, cmd);
 	ixt_cmd_put(cmd);
@@ -180,7 +218,7 @@ static void ixt_dataout_complete(struct ixt_cmd *cmd)
  */
 void ixt_dataout_settle(struct ixt_cmd *cmd)
 {
-	ixt_dataout_track(cmd);
+	ixt_dataout_track(cmd, false);
 	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) ||
 	    !test_bit(IXT_CMD_F_SUBMITTED, &cmd->head.flags) ||
 	    (test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) &&
@@ -272,6 +310,7 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 	struct iscsi_r2t_rsp *hdr;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_tx_pdu *pdu;
+	bool sent = false;
 
 	if (conn->ops->fetch) {
 		ixt_dataout_fetch(cmd);
@@ -280,7 +319,8 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
 		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->head.itt, 0);
 		if (!pdu)
-			return;
+			break;
+		sent = true;
 		hdr = (struct iscsi_r2t_rsp *)&pdu->hdr;
 		int_to_scsilun(cmd->se_cmd.orig_fe_lun, &hdr->lun);
 		hdr->ttt = cpu_to_be32(r2t.ttt);
@@ -289,7 +329,7 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 		hdr->data_length = cpu_to_be32(r2t.length);
 		ixt_conn_queue_resp(conn, pdu, false);
 	}
-	ixt_dataout_track(cmd);
+	ixt_dataout_track(cmd, sent);
 }
 
 static struct ixt_cmd *ixt_dataout_find_unsol(struct ixt_conn *conn,
@@ -454,12 +494,12 @@ void ixt_dataout_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	}
 	if (solicited) {
 		cmd->datasn[run]++;
-		ixt_dataout_track(cmd);
 	} else {
 		cmd->unsol_datasn++;
 		if (cmd->dpt.unsol_received == cmd->dpt.unsol_len)
 			list_del_init(&cmd->unsol_entry);
 	}
+	ixt_dataout_track(cmd, true);
 	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
 	    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_dataout_settle(cmd);

@@ -132,8 +132,7 @@ static void ixt_watchdog_work(struct work_struct *work)
 		ixt_conn_close(conn);
 		return;
 	}
-	if (READ_ONCE(conn->r2t_waiting) &&
-	    time_after(now, READ_ONCE(conn->dataout_stamp) + dataout * HZ)) {
+	if (ixt_dataout_overdue(conn, dataout * HZ)) {
 		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
 				   conn->sess->initiator, &conn->head.peer,
 				   dataout);

@@ -48,6 +48,7 @@ BAD_BLOCKS = 128
 GUARD = 16
 REORDER_LBA = 2048      # two 32 KiB writes, back to back
 UNORDERED_LBA = 4096    # up to 256 KiB
+STREAM_LBA = 6144       # ffp_dataout_timeout_per_write: 4 KiB writes
 POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
 WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
 REOPEN_LBA = 114712     # ffp_window_reopens: a window of 4 KiB writes, up to 1 MiB
@@ -1378,6 +1379,40 @@ def case_ffp_dataout_timeout(ctx):
     the ACL's dataout_timeout (3 s in demo mode), ErrorRecoveryLevel 0."""
     conn, _ = write_r2t(ctx)
     return closed_after(conn, time.monotonic(), 2.5, 8)
+
+
+def still_open(start, what):
+    return Fail(f'still open {time.monotonic() - start:.1f} s on, {what}')
+
+
+@case
+def case_ffp_dataout_timeout_per_write(ctx):
+    """An 8 MiB write whose R2T is never answered, while 4 KiB writes on
+    the same connection complete one after the other (one every 0.1 s):
+    the connection closes after the ACL's dataout_timeout (3 s in demo
+    mode) all the same, ErrorRecoveryLevel 0. The timeout is the write's:
+    the progress of the others does not keep it waiting, its lines pinned
+    (a LUN reset from another session would wait for it as long)."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    big = conn.send_write(0, bytes(8 << 20))
+    conn.recv_expect(OP_R2T, big)
+    start, done = time.monotonic(), 0
+    try:
+        while time.monotonic() < start + 15:
+            data = os.urandom(4096)
+            itt = conn.send_write(STREAM_LBA, data)
+            good(conn.finish_writes({itt: data})[itt], f'4 KiB write {done}')
+            done += 1
+            time.sleep(0.1)
+    except (Fail, OSError) as e:
+        took = time.monotonic() - start
+        expect(2.5 <= took <= 8, f'ended after {took:.1f} s ({e}), '
+               'expected closed after 2.5..8 s')
+        expect(done > 0, f'closed after {took:.1f} s, no 4 KiB write done')
+        return f'closed after {took:.1f} s, {done} 4 KiB writes done meanwhile'
+    raise still_open(start, f'{done} 4 KiB writes done meanwhile, the 8 MiB '
+                     "write's R2T unanswered")
 
 
 @case

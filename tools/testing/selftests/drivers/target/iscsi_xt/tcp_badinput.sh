@@ -29,9 +29,11 @@
 # wrong header digest (closed at once) and a wrong data digest in
 # immediate data and in a Data-Out (Reject 0x02, then closed; each
 # counted), a write whose R2T is never answered (closed after
-# dataout_timeout), a CmdSN hole left open with a write held behind it
-# and the NOP-Ins answered (closed after nopin_timeout +
-# nopin_response_timeout, 45 s), connections that die in the middle of data; each
+# dataout_timeout, also while 4 KiB writes of its connection complete
+# meanwhile: the timeout is each write's), a CmdSN hole left open with
+# a write held behind it and the NOP-Ins answered (closed after
+# nopin_timeout + nopin_response_timeout, 45 s), connections that die
+# in the middle of data; each
 # write that fails leaves its blocks and their neighbours as they were.
 # Writes read back equal with and without digests, and with Data-Outs
 # out of order: DataPDUInOrder=No (solicited and unsolicited, backwards
@@ -122,7 +124,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	mcs_held_nop_reset ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
-	ffp_cmdsn_hole_timeout)
+	ffp_dataout_timeout_per_write ffp_cmdsn_hole_timeout)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {

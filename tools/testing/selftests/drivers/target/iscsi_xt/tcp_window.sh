@@ -55,6 +55,12 @@ rd=$IXT_CFS/core/rd_mcp_79/ixt_win_rd
 ib=$IXT_CFS/core/iblock_79/ixt_win_slow
 dbg=/sys/kernel/debug/iscsi_xt
 me=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+# The raw initiator's ACL, with a dataout_timeout of 30 s: the timeout is
+# each write's, and the cases that hold writes waiting for Data-Out (a
+# window full of them, four in turn behind two other sessions) may keep
+# one waiting past the default 3 s under TCG, the more so on a debug
+# kernel.
+raw_ini=iqn.2026-11.org.example:ixt-raw
 
 node() {
 	iscsiadm -m node -T $tgt -p "$portal" "$@" >/dev/null 2>&1
@@ -105,9 +111,13 @@ setup() {
 		ln -s "$rd" "$tpg/lun/lun_0/rd" &&
 		ln -s "$ib" "$tpg/lun/lun_1/slow" &&
 		mkdir "$tpg/np/$portal" &&
-		mkdir -p "$tpg/acls/$me/lun_0" "$tpg/acls/$me/lun_1" &&
-		ln -s "$tpg/lun/lun_0" "$tpg/acls/$me/lun_0/map" &&
-		ln -s "$tpg/lun/lun_1" "$tpg/acls/$me/lun_1/map" &&
+		for ini in "$me" "$raw_ini"; do
+			mkdir -p "$tpg/acls/$ini/lun_0" "$tpg/acls/$ini/lun_1" &&
+			ln -s "$tpg/lun/lun_0" "$tpg/acls/$ini/lun_0/map" &&
+			ln -s "$tpg/lun/lun_1" "$tpg/acls/$ini/lun_1/map" ||
+			return 1
+		done &&
+		echo 30 >"$tpg/acls/$raw_ini/attrib/dataout_timeout" &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
@@ -115,9 +125,11 @@ setup() {
 }
 
 teardown() {
-	rm -f "$tpg/acls/$me"/lun_*/map "$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
-	rmdir "$tpg/acls/$me"/lun_* "$tpg/acls/$me" "$tpg/lun/lun_0" \
-		"$tpg/lun/lun_1" "$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
+	rm -f "$tpg/acls/$me"/lun_*/map "$tpg/acls/$raw_ini"/lun_*/map \
+		"$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
+	rmdir "$tpg/acls/$me"/lun_* "$tpg/acls/$me" "$tpg/acls/$raw_ini"/lun_* \
+		"$tpg/acls/$raw_ini" "$tpg/lun/lun_0" "$tpg/lun/lun_1" \
+		"$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
 	rmdir "$rd" "$(dirname "$rd")" "$ib" "$(dirname "$ib")"
 	ixt_unload
 }
