@@ -124,8 +124,9 @@ struct ixt_reqbuf {
  * @pool_waiter: the connection's place in the pool's queue while its
  *	command waits for lines (ixt_pool_get_fair()); left when the
  *	command gets them or gives up, or the connection closes.
- * @r2t_waiting: writes with R2Ts not fully answered, on @dout_wait;
- *	receive path, as @dout_wait.
+ * @r2t_waiting: writes that wait for Data-Out the initiator owes them
+ *	(R2Ts not fully answered, unsolicited data not all in), on
+ *	@dout_wait; receive path, as @dout_wait.
  * @dout_wait: those writes, in the order of their last progress: the
  *	one that waits longest first (ixt_dataout_track()).
  * @dataout_stamp: the &struct ixt_cmd.dout_stamp of the first of

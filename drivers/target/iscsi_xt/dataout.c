@@ -101,19 +101,22 @@ void ixt_dataout_slots_free(struct ixt_conn *conn)
 }
 
 /*
- * Keeps the writes of the connection that wait for solicited Data-Out
- * (aborted ones do not count) on its dout_wait, in the order of their
+ * Keeps the writes of the connection that wait for Data-Out the initiator
+ * owes them (what their R2Ts asked for, and their unsolicited data;
+ * aborted ones do not count) on its dout_wait, in the order of their
  * last progress, and the time of the first for the watchdog. @progress:
  * the write just made some (an R2T sent, Data-Out received). Each write
  * is timed on its own: the progress of the others does not keep one
- * that gets no Data-Out.
+ * that gets no Data-Out, nor does the target core's answer to one that
+ * it did not ask data of (an unknown LUN, a reservation conflict).
  */
 static void ixt_dataout_track(struct ixt_cmd *cmd, bool progress)
 {
 	struct ixt_conn *conn = cmd->head.conn;
 	bool waits = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
 		     !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags) &&
-		     cmd->dpt.outstanding;
+		     (cmd->dpt.outstanding ||
+		      cmd->dpt.unsol_received < cmd->dpt.unsol_len);
 	struct ixt_cmd *first;
 
 	if (!waits) {
@@ -146,7 +149,8 @@ static void ixt_dataout_track(struct ixt_cmd *cmd, bool progress)
  *
  * Context: Any context (the watchdog).
  * Return: true when the write of @conn that has waited longest for the
- * Data-Out its R2Ts asked for has had none, nor sent an R2T, for @limit.
+ * Data-Out it is owed (solicited or unsolicited) has had none, nor sent
+ * an R2T, for @limit.
  */
 bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit)
 {
@@ -174,6 +178,7 @@ void ixt_dataout_start(struct ixt_cmd *cmd)
 	conn->slots[cmd->slot] = cmd;
 	if (cmd->dpt.unsol_received < cmd->dpt.unsol_len)
 		list_add_tail(&cmd->unsol_entry, &conn->unsol_cmds);
+	ixt_dataout_track(cmd, false);
 }
 
 /**
@@ -284,6 +289,7 @@ void ixt_dataout_fetched(struct ixt_cmd *cmd)
 			&conn->sess->stats.rxdata_octs);
 	ixt_cost_add(IXT_COST_PAYLOAD_RX,
 		     cmd->dpt.xfer_len - cmd->dpt.unsol_len);
+	ixt_dataout_track(cmd, true);
 	if (!test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
 	    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_dataout_settle(cmd);

@@ -1415,6 +1415,58 @@ def case_ffp_dataout_timeout_per_write(ctx):
                      "write's R2T unanswered")
 
 
+def closes_within(conn, start, low, high):
+    """@conn closes @low to @high seconds after @start, what comes
+    meanwhile read (pings answered); returns the time it took and the
+    PDUs read."""
+    seen = []
+    while True:
+        try:
+            pdu = conn.poll_pdu(max(start + high + 10 - time.monotonic(), 0))
+        except (Fail, OSError):         # closed
+            break
+        if pdu is None:
+            raise still_open(start, f'PDUs read: {seen}')
+        seen.append(pdu)
+    took = time.monotonic() - start
+    expect(low <= took <= high,
+           f'closed after {took:.1f} s, expected {low}..{high} s')
+    return took, seen
+
+
+@table({
+    'ffp_unsol_timeout': ('to LUN 0, which waits for that data', 0),
+    'ffp_unsol_timeout_refused': ('to LUN 7, not mapped: answered CHECK '
+                                  'CONDITION at once, it still expects the '
+                                  'data', 7 << 48),
+})
+def unsol_timeout(ctx, lun):
+    """InitialR2T=No, ImmediateData=No, FirstBurstLength 64 KiB: a 64 KiB
+    write {what}, its unsolicited Data-Out never sent (F clear, nothing
+    solicited, so no R2T). The connection closes after the ACL's
+    dataout_timeout (3 s in demo mode), ErrorRecoveryLevel 0: a write
+    that waits for unsolicited data is timed as one that waits for the
+    data of its R2Ts, whose slot and lines it holds as long."""
+    conn = logged_in(ctx, op_keys(InitialR2T='No', ImmediateData='No',
+                                  FirstBurstLength='65536'),
+                     InitialR2T='No', FirstBurstLength='65536')
+    no_data(conn, bytes(6))             # a unit attention, if any
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_WRITE, itt, 65536, conn.take_cmdsn(),
+                           conn.expstatsn, cdb10(0x2a, STREAM_LBA, 128),
+                           lun=lun))
+    took, seen = closes_within(conn, time.monotonic(), 2.5, 8)
+    rsps = [p for p in seen if p.op == OP_SCSI_RSP and p.itt == itt]
+    if lun:
+        expect(len(rsps) == 1 and rsps[0].scsi_status == 0x02,
+               f'the write to an unmapped LUN: {seen}, expected CHECK '
+               'CONDITION')
+    else:
+        expect(not rsps, f'the write was answered: {rsps}')
+    return f'closed after {took:.1f} s' + (', the write answered CHECK '
+                                          'CONDITION first' if lun else '')
+
+
 @case
 def case_ffp_cmdsn_hole_timeout(ctx):
     """A CmdSN hole left open, a 64 KiB write held behind it (its lines

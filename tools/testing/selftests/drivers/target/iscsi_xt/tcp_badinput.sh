@@ -30,7 +30,10 @@
 # immediate data and in a Data-Out (Reject 0x02, then closed; each
 # counted), a write whose R2T is never answered (closed after
 # dataout_timeout, also while 4 KiB writes of its connection complete
-# meanwhile: the timeout is each write's), a CmdSN hole left open with
+# meanwhile: the timeout is each write's), a write whose unsolicited
+# Data-Out never comes (InitialR2T=No, no R2T: closed after
+# dataout_timeout too, also when an unmapped LUN answered it at once),
+# a CmdSN hole left open with
 # a write held behind it and the NOP-Ins answered (closed after
 # nopin_timeout + nopin_response_timeout, 45 s), connections that die
 # in the middle of data; each
@@ -124,7 +127,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	mcs_held_nop_reset ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
-	ffp_dataout_timeout_per_write ffp_cmdsn_hole_timeout)
+	ffp_dataout_timeout_per_write ffp_unsol_timeout ffp_unsol_timeout_refused
+	ffp_cmdsn_hole_timeout)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {
