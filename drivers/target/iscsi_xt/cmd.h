@@ -43,6 +43,7 @@
 #define IXT_CMD_F_R2T_WAIT	4	/* on conn->dout_wait: timed */
 #define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
 #define IXT_CMD_F_FETCH		6	/* RDMA transport fetches its data */
+#define IXT_CMD_F_R2T_LATER	7	/* on conn->r2t_later */
 
 /**
  * struct ixt_cmd_bidi - the read buffer of a bidirectional command
@@ -81,6 +82,8 @@ struct ixt_cmd_bidi {
  *	Data-Out the initiator owes it (%IXT_CMD_F_R2T_WAIT).
  * @dout_stamp: jiffies (| 1) when it started to wait, or last made
  *	progress (an R2T sent, Data-Out received) since.
+ * @later_entry: on the connection's r2t_later while its next R2Ts wait
+ *	for room in the send queue (%IXT_CMD_F_R2T_LATER).
  * @dpt: the data-pointer table over @lines.
  * @place: where the Data-Out PDU being received goes (receive path).
  * @lines: the cache lines of the buffer, from the pool (@head.nr_lines of
@@ -127,6 +130,7 @@ struct ixt_cmd {
 	u32 r2t_sn;
 	struct list_head dout_entry;
 	unsigned long dout_stamp;
+	struct list_head later_entry;
 	struct ixt_dpt dpt;
 	struct ixt_dpt_place place;
 	struct ixt_dpt_line *lines;

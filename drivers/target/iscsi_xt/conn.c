@@ -834,6 +834,7 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->dout_wait);
+	INIT_LIST_HEAD(&conn->r2t_later);
 	INIT_LIST_HEAD(&conn->sess_entry);
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);
 	INIT_DELAYED_WORK(&conn->deadline, ixt_conn_deadline);

@@ -48,6 +48,7 @@ struct ixt_reqbuf {
 #define IXT_CONN_F_TX_WAIT	3	/* reading waits for the send queue */
 #define IXT_CONN_F_ABORT	4	/* reset, unsent data dropped */
 #define IXT_CONN_F_DISCOVERY	5	/* discovery session: idle deadline */
+#define IXT_CONN_F_R2T_LATER	6	/* R2Ts wait for the send queue */
 
 /**
  * struct ixt_conn - one iSCSI connection, transport-neutral part
@@ -132,6 +133,9 @@ struct ixt_reqbuf {
  * @dataout_stamp: the &struct ixt_cmd.dout_stamp of the first of
  *	@dout_wait, 0 when it is empty: the receive path writes it with
  *	WRITE_ONCE(), the watchdog reads it (ixt_dataout_overdue()).
+ * @r2t_later: writes whose next R2Ts wait for room in the send queue,
+ *	in the order they were put off (with %IXT_CONN_F_R2T_LATER);
+ *	receive path.
  * @watchdog: NOP-In keepalive and Data-Out timeout (watchdog.c); runs
  *	in full feature phase of a normal session only.
  * @nopin_ttt: TTT of the last NOP-In the watchdog sent (watchdog only,
@@ -141,7 +145,7 @@ struct ixt_reqbuf {
  * @nopin_deadline: when the outstanding NOP-In must be answered by.
  * @tx_pdus: PDUs queued to the transport and not sent; atomic. Past
  *	%IXT_CONN_TX_MAX_PDUS (in the login phase, one) the connection
- *	reads no request (ixt_conn_tx_full()).
+ *	reads no request and sends no R2T (ixt_conn_tx_full()).
  * @tx_bytes: their data segments held in memory of their own (not a
  *	command's cache lines); atomic, bounded by %IXT_CONN_TX_MAX_BYTES
  *	the same way.
@@ -199,6 +203,7 @@ struct ixt_conn {
 	unsigned int r2t_waiting;
 	struct list_head dout_wait;
 	unsigned long dataout_stamp;
+	struct list_head r2t_later;
 	struct delayed_work watchdog;
 	u32 nopin_ttt;
 	u32 nopin_acked;

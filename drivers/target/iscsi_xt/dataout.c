@@ -8,10 +8,11 @@
  * its command), in that of another connection of the session (which
  * delivers a command held behind a CmdSN hole, or carries a task
  * management function), or in the connection's release work once its
- * receive path has stopped. The slots, the list of commands expecting
- * unsolicited data and that of writes waiting for Data-Out need no lock
- * of their own; the watchdog reads only the time of the write that has
- * waited longest (ixt_dataout_overdue()). The data segment of a
+ * receive path has stopped; ixt_dataout_resume() takes the lock itself.
+ * The slots and the lists of writes (expecting unsolicited data, waiting
+ * for Data-Out, waiting for room in the send queue for their R2Ts) need
+ * no lock of their own; the watchdog reads only the time of the write
+ * that has waited longest (ixt_dataout_overdue()). The data segment of a
  * Data-Out is received without the lock, between ixt_dataout_rx_hdr()
  * and ixt_dataout_rx(): the write it goes into holds a reference for it
  * meanwhile (conn->rx_data).
@@ -159,6 +160,13 @@ bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit)
 	return stamp && time_after(jiffies, stamp + limit);
 }
 
+/* Takes a write off the connection's r2t_later, if it is on it. */
+static void ixt_dataout_later_del(struct ixt_cmd *cmd)
+{
+	if (test_and_clear_bit(IXT_CMD_F_R2T_LATER, &cmd->head.flags))
+		list_del(&cmd->later_entry);
+}
+
 /**
  * ixt_dataout_start() - a write enters its data phase
  * @cmd: the write, with a slot, whose SCSI Command PDU is in (the target
@@ -193,6 +201,7 @@ void ixt_dataout_end(struct ixt_cmd *cmd)
 	if (!test_and_clear_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		return;
 	ixt_dataout_track(cmd, false);
+	ixt_dataout_later_del(cmd);
 	list_del_init(&cmd->unsol_entry);
 	ixt_dataout_slot_put(cmd->head.conn, cmd);
 	ixt_cmd_put(cmd);
@@ -299,33 +308,46 @@ out_put:
 	ixt_cmd_put(cmd);
 }
 
-/**
- * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
- * @cmd: a write the target core waits for.
- *
- * Each R2T asks for a run of entries of the data-pointer table: a burst
- * of MaxBurstLength bytes (the last one may be shorter) over the cache
- * lines it touches. Over RDMA, the transport fetches all of them at once
- * instead.
- *
- * Context: Process context (the connection's receive path).
+/* Whether @cmd has an R2T to send, the send queue aside. */
+static bool ixt_dataout_r2t_due(const struct ixt_cmd *cmd)
+{
+	const struct ixt_dpt *t = &cmd->dpt;
+
+	return test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
+	       test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) &&
+	       !test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags) &&
+	       t->next_r2t < t->nr_entries && t->outstanding < t->max_r2t;
+}
+
+/*
+ * Sends what MaxOutstandingR2T allows of @cmd's R2Ts while the send queue
+ * has room (ixt_conn_tx_full()). The Data-Out that answers them is read
+ * even with the queue full, so that writes end; each R2T it makes the
+ * target send would otherwise go past the queue's bound, one per burst:
+ * with MaxBurstLength 512 and a peer that reads nothing, as many as the
+ * lines of the writes in flight hold bursts. Returns false when R2Ts are
+ * left for the queue to drain.
  */
-void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
+static bool ixt_dataout_issue(struct ixt_cmd *cmd)
 {
 	struct ixt_conn *conn = cmd->head.conn;
 	struct iscsi_r2t_rsp *hdr;
 	struct ixt_dpt_r2t r2t;
 	struct ixt_tx_pdu *pdu;
-	bool sent = false;
+	bool sent = false, room = true;
 
-	if (conn->ops->fetch) {
-		ixt_dataout_fetch(cmd);
-		return;
-	}
-	while (!ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {
+	while (ixt_dataout_r2t_due(cmd)) {
+		if (ixt_conn_tx_full(conn)) {
+			room = false;
+			break;
+		}
 		pdu = ixt_conn_pdu_alloc(conn, ISCSI_OP_R2T, cmd->head.itt, 0);
 		if (!pdu)
 			break;
+		if (WARN_ON_ONCE(ixt_dpt_next_r2t(&cmd->dpt, &r2t))) {
+			ixt_tx_pdu_free(pdu);
+			break;
+		}
 		sent = true;
 		hdr = (struct iscsi_r2t_rsp *)&pdu->hdr;
 		int_to_scsilun(cmd->se_cmd.orig_fe_lun, &hdr->lun);
@@ -336,6 +358,94 @@ void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
 		ixt_conn_queue_resp(conn, pdu, false);
 	}
 	ixt_dataout_track(cmd, sent);
+	return room;
+}
+
+/* Sends the R2Ts put off, write after write, while the queue has room. */
+static void ixt_dataout_flush(struct ixt_conn *conn)
+{
+	struct ixt_cmd *cmd;
+
+	while ((cmd = list_first_entry_or_null(&conn->r2t_later,
+					       struct ixt_cmd, later_entry))) {
+		if (!ixt_dataout_issue(cmd))
+			return;
+		ixt_dataout_later_del(cmd);
+	}
+	clear_bit(IXT_CONN_F_R2T_LATER, &conn->flags);
+}
+
+/*
+ * Puts @cmd's next R2Ts off, behind those of the writes put off before,
+ * until the send queue has room: ixt_conn_tx_done() resumes the receive
+ * path once the queue is down to half, and ixt_dataout_resume() sends
+ * them. Until then the write is not timed for them: the target holds
+ * them back, not the initiator.
+ */
+static void ixt_dataout_later(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->head.conn;
+
+	if (!test_and_set_bit(IXT_CMD_F_R2T_LATER, &cmd->head.flags))
+		list_add_tail(&cmd->later_entry, &conn->r2t_later);
+	set_bit(IXT_CONN_F_R2T_LATER, &conn->flags);
+	/*
+	 * A resume since the queue was found full may have missed the bit:
+	 * then the queue has drained, and ixt_conn_tx_full() sees it; if it
+	 * has not, ixt_conn_tx_full() leaves the next resume to come after
+	 * the bit is set.
+	 */
+	smp_mb__after_atomic();
+	if (!ixt_conn_tx_full(conn))
+		ixt_dataout_flush(conn);
+}
+
+/**
+ * ixt_dataout_send_r2ts() - solicit what MaxOutstandingR2T allows
+ * @cmd: a write the target core waits for.
+ *
+ * Each R2T asks for a run of entries of the data-pointer table: a burst
+ * of MaxBurstLength bytes (the last one may be shorter) over the cache
+ * lines it touches. Over RDMA, the transport fetches all of them at once
+ * instead. While the send queue is full, or the R2Ts of other writes of
+ * the connection wait for it to drain, the write's wait too, in turn.
+ *
+ * Context: Process context (the connection's receive path).
+ */
+void ixt_dataout_send_r2ts(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->head.conn;
+
+	if (conn->ops->fetch) {
+		ixt_dataout_fetch(cmd);
+		return;
+	}
+	if (list_empty(&conn->r2t_later) ? !ixt_dataout_issue(cmd) :
+	    ixt_dataout_r2t_due(cmd))
+		ixt_dataout_later(cmd);
+}
+
+/**
+ * ixt_dataout_resume() - send the R2Ts a full send queue put off
+ * @conn: the connection, whose receive path runs again.
+ *
+ * ixt_conn_tx_done() resumes the receive path (the transport's
+ * rx_resume op) once the send queue is down to half; a transport that
+ * sends R2Ts (without the fetch op) calls this whenever its receive path
+ * starts to run, before it reads on. The writes whose R2Ts wait get
+ * them, in the order they were put off, as long as the queue has room.
+ *
+ * Context: Process context (the transport's receive path); takes the
+ * session's rx_lock when R2Ts wait.
+ */
+void ixt_dataout_resume(struct ixt_conn *conn)
+{
+	if (!test_bit(IXT_CONN_F_R2T_LATER, &conn->flags) ||
+	    ixt_conn_rx_stopped(conn))
+		return;
+	mutex_lock(&conn->sess->rx_lock);
+	ixt_dataout_flush(conn);
+	mutex_unlock(&conn->sess->rx_lock);
 }
 
 static struct ixt_cmd *ixt_dataout_find_unsol(struct ixt_conn *conn,

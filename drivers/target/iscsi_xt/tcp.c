@@ -409,6 +409,8 @@ static void ixt_tcp_rx_work(struct work_struct *work)
 	int budget = IXT_TCP_BUDGET;
 	int ret;
 
+	/* R2Ts the send queue's bound put off go before the next request. */
+	ixt_dataout_resume(conn);
 	while (!ixt_conn_rx_stopped(conn)) {
 		ret = ixt_tcp_rcv_step(tc);
 		if (ret == -EAGAIN) {

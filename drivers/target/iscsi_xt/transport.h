@@ -232,10 +232,11 @@ struct ixt_rx_pdu {
  *	connection that cannot send is closing, and the PDU is then freed
  *	(at once, once the connection is shut down).
  * @rx_resume: the core can now take the PDU it put off (-EAGAIN from
- *	ixt_conn_rx_hdr(): its command waits for cache lines): run the
- *	receive path again soon. Called with a spinlock held and interrupts
- *	off (the pool's, ixt_pool_waiter_init()): it may only queue work.
- *	Never called once @shutdown has begun.
+ *	ixt_conn_rx_hdr(): its command waits for cache lines), or send the
+ *	R2Ts it put off (ixt_dataout_resume()): run the receive path again
+ *	soon. Called with a spinlock held and interrupts off (the pool's,
+ *	ixt_pool_waiter_init()): it may only queue work. Never called once
+ *	@shutdown has begun.
  * @shutdown: stop I/O: detach from the wire, wait until no receive or
  *	transmit work of the connection runs nor can start, free every
  *	PDU still queued and release the wire (socket, queue pair). Called
@@ -503,7 +504,10 @@ extern struct ixt_transport ixt_tcp_xprt;
 extern const struct ixt_listener_ops ixt_tcp_lops;
 int ixt_tcp_conn_create(struct ixt_portal *portal, struct socket *sock);
 
-/* The core's functions a transport calls (conn.c, cmd.c, portal.c). */
+/*
+ * The core's functions a transport calls (conn.c, cmd.c, dataout.c,
+ * portal.c).
+ */
 int ixt_transport_register(struct ixt_transport *xprt);
 void ixt_transport_unregister(struct ixt_transport *xprt);
 struct ixt_conn *ixt_conn_alloc(struct ixt_transport *xprt,
@@ -526,6 +530,7 @@ void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 void ixt_conn_tx_progress(struct ixt_conn *conn);
+void ixt_dataout_resume(struct ixt_conn *conn);
 void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
 void ixt_cmd_put(struct ixt_cmd *cmd);
 u32 ixt_cmd_read_lines(const struct ixt_cmd *cmd);

@@ -19,15 +19,17 @@ MaxOutstandingR2T=4, which change nothing for an initiator that does not
 ask for them. They fail, saying so, against a TPG that does not.
 """
 
+import contextlib
 import inspect
 import os
 import socket
 import struct
 import sys
+import threading
 import time
 
 from ixt_iscsi import (
-    BLOCK, F_CONT, F_FINAL, F_WRITE, FFP, LOGIN_T, OPER, SEC,
+    ANSWER_SECS, BLOCK, F_CONT, F_FINAL, F_WRITE, FFP, LOGIN_T, OPER, SEC,
     LS_INIT_ERR, LS_MISSING_FIELDS, LS_NO_SESSION, LS_NO_VERSION,
     LS_TGT_NOT_FOUND, OP_LOGIN_RSP, OP_NOP_IN, OP_R2T, OP_REJECT, OP_SCSI_RSP,
     OP_TMF_RSP, OP_VENDOR1, REASON_CMD_NOT_SUPPORTED, REASON_INVALID_FIELD,
@@ -84,6 +86,44 @@ def table(entries):
 
 def connect(ctx):
     return Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+
+
+class Unread(Connection):
+    """A connection (IPv4) with a 4 KiB receive buffer: once it stops
+    reading, what the target sends fills it at once, and the rest waits
+    in the target's send queue."""
+
+    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.init_session(timeout, initiator)
+
+
+def unread(ctx):
+    return Unread(ctx.host, ctx.port, initiator=ctx.initiator)
+
+
+@contextlib.contextmanager
+def small_send_buffers():
+    """TCP send buffers of 4 KiB (net.ipv4.tcp_wmem) for the connections
+    made meanwhile, the target's included: what the target sends a peer
+    that reads nothing then waits in its own send queue, not in its
+    socket's buffer, which over loopback (the raw client runs in the
+    target's VM, MSS 64 KiB) grows to MiBs, tens of thousands of small
+    PDUs."""
+    path = '/proc/sys/net/ipv4/tcp_wmem'
+    with open(path) as f:
+        old = f.read()
+    with open(path, 'w') as f:
+        f.write('4096 4096 4096')
+    try:
+        yield
+    finally:
+        with open(path, 'w') as f:
+            f.write(old)
 
 
 def logged_in(ctx, keys=None, **want):
@@ -972,6 +1012,83 @@ def case_ffp_window_immediate(ctx):
             f'TASK SET FULL; one more through once they were answered')
 
 
+# The bound of a connection's send queue, in PDUs (IXT_CONN_TX_MAX_PDUS),
+# and what may go past it in the cases below: the Reject that ends the
+# connection, NOP-Ins of the watchdog.
+TX_MAX_PDUS = 256
+TX_SLACK = 4
+
+
+def queued_peak(tsih, stop, peak):
+    """Until @stop is set or the session @tsih is gone, keeps in @peak[0]
+    the most PDUs its connections had queued (debugfs "sessions")."""
+    while not stop.is_set():
+        try:
+            peak[0] = max(peak[0], sess_row(tsih)['queued'])
+        except (Fail, OSError, ValueError):
+            return
+        stop.wait(0.01)
+
+
+@case
+def case_ffp_r2t_queue_bound(ctx):
+    """R2Ts keep to the send queue's bound. MaxBurstLength 512 (an R2T
+    for every 512 bytes), a 4 KiB receive buffer and TCP send buffers of
+    4 KiB (small_send_buffers()): four 1 MiB writes get their first R2T,
+    then the initiator reads nothing more and answers R2T after R2T
+    blind, a 512-byte Data-Out each, their Target Transfer Tags foretold
+    from the first (the run's entry counts up in the high half). The
+    target reads Data-Out even with its send queue full, so that writes
+    end, but the R2Ts it earns wait for room: the PDUs queued (debugfs
+    "sessions") stay within the bound, 256, and a Reject or NOP-In more;
+    the first Data-Out for an R2T put off, which the target never sent,
+    is a protocol error that ends the connection. Before, every burst
+    queued an R2T past the bound: up to one per 512 bytes of the writes
+    in flight."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No', MaxBurstLength='512',
+                   FirstBurstLength='512')
+    size, burst = 1 << 20, 512
+    with small_send_buffers():
+        conn = login_checked(unread(ctx), ctx.target, keys,
+                             MaxBurstLength='512')
+        no_data(conn, bytes(6))         # a unit attention, if any
+        first = []
+        for i in range(4):
+            itt = conn.send_write(POOL_LBA + i * (size // BLOCK), bytes(size))
+            r2t = conn.recv_expect(OP_R2T, itt)
+            expect(r2t.w40 == 0 and r2t.w44 == burst,
+                   f'R2T offset {r2t.w40} length {r2t.w44}')
+            first.append(r2t)
+        stop, peak = threading.Event(), [0]
+        watch = threading.Thread(target=queued_peak,
+                                 args=(conn.tsih, stop, peak))
+        watch.start()
+        sent, closed, end = 0, False, time.monotonic() + 60
+        chunk = b'd' * burst
+        try:
+            for run in range(size // burst):
+                for r2t in first:
+                    ttt = ((((r2t.ttt >> 16) + run) & 0xffff) << 16 |
+                           r2t.ttt & 0xffff)
+                    conn.send_pdu(data_out(r2t.itt, ttt, conn.expstatsn, 0,
+                                           run * burst), chunk)
+                    sent += 1
+                if time.monotonic() > end:
+                    break
+            time.sleep(1)               # the last ones read, R2Ts queued
+        except OSError:
+            closed = True
+        finally:
+            stop.set()
+            watch.join()
+        conn.close()
+    expect(peak[0] <= TX_MAX_PDUS + TX_SLACK,
+           f'{sent} Data-Outs of {burst} bytes answered R2Ts blind: '
+           f'{peak[0]} PDUs queued, past the bound of {TX_MAX_PDUS}')
+    return (f'{sent} Data-Outs answered R2Ts blind: at most {peak[0]} PDUs '
+            f'queued; {"closed" if closed else "still open"}')
+
+
 @case
 def case_ffp_write_read_digests(ctx):
     """ffp_write_read with header and data digests (CRC32C)."""
@@ -1622,6 +1739,80 @@ def case_mcs_cmdsn_across(ctx):
     a.nop()
     a.logout()
     return 'held across connections until CmdSN n came; CID 1 logged out from CID 0'
+
+
+def put_off_r2t(ctx):
+    """mcs_r2t_put_off's connections and steps, under small send
+    buffers."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    no_data(a, bytes(6))                # a unit attention, if any
+    b = joined_to(unread(ctx), a, ctx.target, MCS, 1)
+    b.itt = 0x10000                     # ITTs are the session's
+    n, data = a.cmdsn, os.urandom(65536)
+    itt = b.send_write(MCS_LBA, data, cmdsn=n + 1)
+    expect(b.poll_pdu(0.3) is None, 'the write held behind the hole answered')
+    pings, queued, end = set(), 0, time.monotonic() + 30
+    while queued < TX_MAX_PDUS and time.monotonic() < end:
+        batch = [b.next_itt() for _ in range(32)]
+        b.send(b''.join(b.frame_pdu(nop_out(i, b.cmdsn, b.expstatsn,
+                                            imm=True))[1] for i in batch))
+        pings.update(batch)
+        time.sleep(0.05)
+        queued = sess_row(a.tsih)['queued']
+    expect(queued >= TX_MAX_PDUS, f'{queued} PDUs queued after '
+           f'{len(pings)} NOP-Outs, expected the bound, {TX_MAX_PDUS}')
+    nop = a.next_itt()
+    a.send_pdu(nop_out(nop, n, a.expstatsn))    # CmdSN n: the write goes
+    a.recv_expect(OP_NOP_IN, nop)
+    a.cmdsn = b.cmdsn = (n + 2) & 0xffffffff
+    time.sleep(0.5)
+    full = sess_row(a.tsih)['queued']
+    time.sleep(4.5)
+    echoes, r2t, rsp, before = set(), None, None, 0
+    while rsp is None or echoes != pings:
+        pdu = b.recv_pdu()
+        expect(pdu is not None,
+               f'the connection closed after {len(echoes)} NOP-In echoes, '
+               f'{"the R2T answered" if r2t else "no R2T"}')
+        if pdu.op == OP_R2T and pdu.itt == itt and r2t is None:
+            r2t, before = pdu, len(echoes)
+            b.answer_r2t(r2t, data)
+        elif pdu.op == OP_SCSI_RSP and pdu.itt == itt and r2t and not rsp:
+            rsp = pdu
+        else:
+            expect(pdu.op == OP_NOP_IN and pdu.itt in pings and
+                   pdu.itt not in echoes, f'unexpected {pdu}')
+            echoes.add(pdu.itt)
+    good(rsp)
+    read_back(a, MCS_LBA, data)
+    itt = a.next_itt()
+    a.send_pdu(logout_req(itt, a.cmdsn, a.expstatsn, reason=1, cid=1))
+    expect(a.recv_expect(OP_LOGOUT_RSP, itt).response == 0, 'logout of CID 1')
+    b.expect_closed(5.0)
+    a.logout()
+    return (f'{full} PDUs queued with the R2T put off; it came after '
+            f'{before} NOP-In echoes, 5 s on, and the write succeeded')
+
+
+@case
+def case_mcs_r2t_put_off(ctx):
+    """An R2T put off while the send queue is full goes out once it
+    drains, and its write is not timed meanwhile. Two connections of one
+    session, TCP send buffers of 4 KiB (small_send_buffers()); the
+    second, with a 4 KiB receive buffer, sends a 64 KiB write with CmdSN
+    n+1, which the CmdSN hole holds, then immediate NOP-Outs, and reads
+    nothing: their echoes fill its send queue to its bound (256 PDUs,
+    debugfs "sessions") and the target stops reading it. CmdSN n, a
+    NOP-Out on the first, closes the hole: the write reaches the target
+    core from the first connection's receive path and its R2T is put
+    off. 5 s later (past dataout_timeout, 3 s: the target holds that R2T,
+    the initiator owes nothing yet) the second connection reads again:
+    once its queue is down to half, the R2T comes among the echoes, and
+    the write, answered, succeeds and reads back equal. Before, the R2T
+    went past the bound and the write was timed from it: dataout_timeout
+    closed the connection while the R2T waited unread in the queue."""
+    with small_send_buffers():
+        return put_off_r2t(ctx)
 
 
 @case

@@ -60,10 +60,13 @@
 # the other connection took meanwhile (read back equal); a NOP-Out held
 # on one that is then reset: the session fails and nothing writes to the
 # freed connection (both checked with SLUB's validate of every kmalloc
-# cache and the kernel log). Text Requests in full feature phase: keys
-# of the login only answered Reject, unknown ones NotUnderstood, a new
-# MaxRecvDataSegmentLength obeyed by the Data-In PDUs that follow, a key
-# twice rejected (0x04). Then the whole set
+# cache and the kernel log); a write held behind the hole on one whose
+# send queue is full (NOP-In echoes unread), delivered from the other:
+# its R2T waits for room, the write untimed past dataout_timeout, and
+# comes once the queue drains, the write then succeeding. Text Requests
+# in full feature phase: keys of the login only answered Reject, unknown
+# ones NotUnderstood, a new MaxRecvDataSegmentLength obeyed by the
+# Data-In PDUs that follow, a key twice rejected (0x04). Then the whole set
 # again, five times, must leave
 # no object of the module or the target core (counted by allocation site)
 # and no cache line behind, open-iscsi still logs in and reads the LUN,
@@ -128,7 +131,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
 	ffp_dataout_timeout_per_write ffp_unsol_timeout ffp_unsol_timeout_refused
-	ffp_cmdsn_hole_timeout)
+	ffp_cmdsn_hole_timeout mcs_r2t_put_off)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {

@@ -36,8 +36,11 @@
 # of other sessions that find the pool short wait in turn: a 4 KiB write
 # does not overtake a 1 MiB one that waits before it. The session's
 # statistics count each SCSI Command PDU once however often the pool put
-# it off (as the debugfs cost file does). At the end every line is back
-# in the pool and the module unloads.
+# it off (as the debugfs cost file does). R2Ts keep to the send queue's
+# bound: with MaxBurstLength 512, TCP send buffers of 4 KiB and a peer
+# that reads nothing but answers R2T after R2T blind, the PDUs queued
+# (debugfs "sessions") stay within 256 and a few. At the end every line
+# is back in the pool and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -134,7 +137,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 24
+ixt_begin 25
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -227,7 +230,7 @@ logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
 	ffp_pool_hole_share ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
-	ffp_window_reopens ffp_window_immediate
+	ffp_window_reopens ffp_window_immediate ffp_r2t_queue_bound
 ixt_check "the kernel log says why the write was refused" \
 	[ "$(ixt_klog_count "Data-Out queued behind: TASK SET FULL")" -gt 0 ]
 ixt_check "the pool counts the commands answered TASK SET FULL" \
