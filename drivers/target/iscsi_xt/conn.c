@@ -272,11 +272,12 @@ EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
  * @conn: the connection.
  *
  * A peer that does not read its responses would otherwise make the
- * target queue them without bound: NOP-In echoes, Rejects, responses to
- * immediate commands (which take no place in the command window). Past
- * %IXT_CONN_TX_MAX_PDUS queued PDUs or %IXT_CONN_TX_MAX_BYTES of their
- * own data, the receive path takes no request until the queue is below
- * half of both, when ixt_conn_tx_done() resumes it. In the login phase
+ * target queue them without bound: NOP-In echoes, Rejects, the R2Ts its
+ * Data-Out asks for, one per burst. Past %IXT_CONN_TX_MAX_PDUS queued
+ * PDUs or %IXT_CONN_TX_MAX_BYTES of their own data, the receive path
+ * takes no request and sends no R2T (ixt_dataout_send_r2ts() puts them
+ * off) until the queue is below half of both, when ixt_conn_tx_done()
+ * resumes it. In the login phase
  * and in a discovery session a peer gets one response per request: no
  * request is read while a response is still queued, so that one that
  * never reads holds one.

@@ -4,8 +4,10 @@
  * normal session. Once a second it checks that the initiator is alive:
  * it sends a NOP-In every nopin_timeout seconds and drops the connection
  * when no NOP-Out answers within nopin_response_timeout, and it drops a
- * connection whose writes wait for solicited Data-Out longer than
- * dataout_timeout (ErrorRecoveryLevel 0 cannot ask again), and one whose
+ * connection with a write that has waited dataout_timeout for the
+ * Data-Out it is owed, solicited or unsolicited, each write timed from
+ * its own last progress (ixt_dataout_overdue(); ErrorRecoveryLevel 0
+ * cannot ask again), and one whose
  * requests wait behind a CmdSN hole that stays open longer than a
  * connection may go silent (nopin_timeout + nopin_response_timeout): a
  * request lost is never sent again at ErrorRecoveryLevel 0, and one on
@@ -133,9 +135,9 @@ static void ixt_watchdog_work(struct work_struct *work)
 		return;
 	}
 	if (ixt_dataout_overdue(conn, dataout * HZ)) {
-		pr_err_ratelimited("%s: no Data-Out from %pISpc for %d s, closing the connection\n",
-				   conn->sess->initiator, &conn->head.peer,
-				   dataout);
+		pr_err_ratelimited("%s: a write waited %d s for Data-Out from %pISpc, closing the connection\n",
+				   conn->sess->initiator, dataout,
+				   &conn->head.peer);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;
