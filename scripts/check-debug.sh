@@ -7,6 +7,12 @@
 #
 #   scripts/check-debug.sh [BUILD_DIR [TEST...]]
 #
+# With IXT_DEBUG_PART=K/N and no TEST, only the Kth of N parts of every
+# kselftest (TEST_PROGS), dealt by their seconds as scripts/vm/ksft-deal
+# deals boots, its boots and log named kselftest-debug-pK: make
+# check-full runs the parts as steps of their own, which IXT_CHECK_RESUME
+# keeps, since the whole outlasts a session here.
+#
 # - the debug kernel, built once per machine (make debug-kernel; about
 #   16 to 32 minutes the first time, nothing afterwards);
 # - iscsi_xt and iscsi_xt_iser built against it with fault injection, in
@@ -36,6 +42,20 @@ build=$(realpath -m "${1:-$top/build}")
 shift $(($# > 0 ? 1 : 0))
 name=kselftest-debug
 mod=$build/debug-kernel/module
+col=$top/tools/testing/selftests/drivers/target/iscsi_xt
+
+if [ $# -eq 0 ] && [ -n "${IXT_DEBUG_PART:-}" ]; then
+	part=${IXT_DEBUG_PART%/*}
+	parts=${IXT_DEBUG_PART#*/}
+	name=kselftest-debug-p$part
+	mapfile -t mine < <(sed -n '/^TEST_PROGS :=/,/[^\\]$/p' "$col/Makefile" |
+		sed 's/^TEST_PROGS :=//; s/\\$//' | xargs -n 1 |
+		xargs "$top/scripts/vm/ksft-deal" "$parts" |
+		awk -v k="$part" '$1 == k { print $2 }')
+	[ "${#mine[@]}" -gt 0 ] ||
+		{ echo "check-debug: part $IXT_DEBUG_PART has no test" >&2; exit 2; }
+	set -- "${mine[@]}"
+fi
 
 log() {
 	echo "check-debug: $*" >&2

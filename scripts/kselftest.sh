@@ -21,10 +21,10 @@
 # With IXT_KSFT_VMS=N (N > 1) the tests are dealt out to N VM boots that
 # run at once (build/vm/NAME-1 ... NAME-N): a VM under TCG keeps about one
 # host CPU busy, its tests waiting on timers, the network and their
-# initiators much of the time. The deal balances the seconds each test
-# took on the reference machine (scripts/vm/ksft-seconds; a test missing
-# there counts as 60 s), the longest first, each to the boot with the
-# fewest seconds so far.
+# initiators much of the time. scripts/vm/ksft-deal deals them: it
+# balances the seconds each test took on the reference machine
+# (scripts/vm/ksft-seconds; a test missing there counts as 60 s), the
+# longest first, each to the boot with the fewest seconds so far.
 #
 # Each boot has IXT_VM_SMP vCPUs, 1 by default (run.sh's default is 2).
 # Three boots of two vCPUs each on the reference machine's two cores
@@ -77,20 +77,6 @@ export IXT_VM_SMP=${IXT_VM_SMP:-1}
 [ "$vms" -le $# ] || vms=$#
 [ "$vms" -ge 1 ] || vms=1
 
-# deal N TEST...: "VM TEST" lines, VM from 1 to N, as said above.
-deal() {
-	local n=$1
-
-	shift
-	for t in "$@"; do
-		awk -v t="$t" '$1 == t { s = $2 } END { print (s ? s : 60), t }' \
-			"$top/scripts/vm/ksft-seconds"
-	done | sort -k1,1nr -k2 | awk -v n="$n" '
-		{ best = 1
-		  for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
-		  load[best] += $1; print best, $2 }'
-}
-
 # boot NAME TEST...: one VM boot running the TESTs.
 boot() {
 	local vm=$1
@@ -114,7 +100,7 @@ if [ "$vms" -eq 1 ]; then
 else
 	# Boots that find the initramfs stale build it at once; each
 	# renames its own into place (scripts/vm/mkinitramfs.sh).
-	dealt=$(deal "$vms" "$@")
+	dealt=$("$top/scripts/vm/ksft-deal" "$vms" "$@")
 	mkdir -p "$build/vm"
 	pids=()
 	for ((i = 1; i <= vms; i++)); do
