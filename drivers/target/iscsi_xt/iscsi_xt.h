@@ -380,6 +380,9 @@ enum ixt_nacl_attr {
  * @sess_stats: counters of the ACL's session, or NULL when it has none;
  *	set and cleared as @sess_params.
  * @sess_stats_group: fabric_statistics/iscsi_sess_stats.
+ * @nr_sessions: the normal sessions that hold a target core session of
+ *	this ACL, at most the sessions_per_initiator parameter; atomic
+ *	(ixt_sess_register() and the end of each session).
  */
 struct ixt_node_acl {
 	struct se_node_acl se_nacl;
@@ -388,6 +391,7 @@ struct ixt_node_acl {
 	const struct ixt_params *sess_params;
 	struct ixt_sess_stats *sess_stats;
 	struct config_group sess_stats_group;
+	atomic_t nr_sessions;
 };
 
 static_assert(offsetof(struct ixt_node_acl, se_nacl) == 0);

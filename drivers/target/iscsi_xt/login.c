@@ -674,8 +674,10 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	ret = ixt_sess_register(sess, conn);
 	if (ret) {
 		ixt_sess_put(sess);
-		pr_warn_ratelimited("%s: session setup failed: %d\n",
-				    login->initiator, ret);
+		/* A bound that refused it has said which. */
+		if (ret != -EBUSY)
+			pr_warn_ratelimited("%s: session setup failed: %d\n",
+					    login->initiator, ret);
 		return ret == -EACCES ? IXT_LS_INIT(TGT_FORBIDDEN) :
 					IXT_LS_TARGET(NO_RESOURCES);
 	}

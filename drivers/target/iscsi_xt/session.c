@@ -51,6 +51,19 @@ MODULE_PARM_DESC(window_goal_us,
 		 "Backend response time (us) each session's command window adapts to stay under; 0 keeps the window at the ACL's queue depth, as LIO (default 10000)");
 
 /*
+ * Normal sessions of one initiator in one TPG (of its ACL, or of the
+ * dynamic ACL demo mode makes for its name): each has its connections,
+ * their buffers and its share of the cache-line pool. open-iscsi opens
+ * one per interface and portal of the TPG, which multipath counts in the
+ * ones; a login past the bound is refused with "out of resources", and
+ * retried.
+ */
+static unsigned int sessions_per_initiator = 16;
+module_param(sessions_per_initiator, uint, 0644);
+MODULE_PARM_DESC(sessions_per_initiator,
+		 "Normal sessions one initiator may have in one TPG; 0 for no bound, as LIO (default 16)");
+
+/*
  * Discovery sessions at once, over all portals. A discovery session needs
  * no ACL and, by default, no CHAP; it holds up to about 150 KiB (its
  * SendTargets response and request text) and leaves the bound on
@@ -185,12 +198,15 @@ static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
  *
  * Context: Process context (the receive path); takes ixt_sess_mutex.
  * Return: 0; -EACCES when no ACL admits the initiator any more; -EBUSY
- * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open; -ENOMEM.
- * On error the caller still owns @sess.
+ * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open, or the
+ * initiator has sessions_per_initiator normal sessions in the TPG;
+ * -ENOMEM. On error the caller still owns @sess.
  */
 int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 {
+	unsigned int cap = READ_ONCE(sessions_per_initiator);
 	struct se_session *se_sess;
+	struct ixt_node_acl *nacl;
 
 	if (sess->discovery) {
 		if (atomic_inc_return(&ixt_discovery_sessions) >
@@ -209,6 +225,15 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 					       ixt_sess_setup_cb);
 		if (IS_ERR(se_sess))
 			return PTR_ERR(se_sess);
+		nacl = to_ixt_nacl(se_sess->se_node_acl);
+		if (atomic_inc_return(&nacl->nr_sessions) > cap && cap) {
+			atomic_dec(&nacl->nr_sessions);
+			target_remove_session(se_sess);
+			pr_warn_ratelimited("%s: login from %pISpc refused: %u sessions in the TPG already (sessions_per_initiator)\n",
+					    sess->initiator, &conn->head.peer,
+					    cap);
+			return -EBUSY;
+		}
 		sess->se_sess = se_sess;
 		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	}
@@ -356,6 +381,7 @@ static void ixt_sess_core_end(struct ixt_sess *sess, struct ixt_conn *conn)
 	mutex_unlock(&sess->rx_lock);
 	target_wait_for_sess_cmds(sess->se_sess);
 	ixt_sess_publish(sess, false);
+	atomic_dec(&to_ixt_nacl(sess->se_sess->se_node_acl)->nr_sessions);
 	target_remove_session(sess->se_sess);
 	sess->se_sess = NULL;
 	atomic_dec(&conn->tpg->tiqn->nr_sessions);

@@ -293,6 +293,52 @@ def case_login_pdu_over_8k(ctx):
     return 'connection closed without an answer'
 
 
+# The module's sessions_per_initiator default.
+SESSIONS_PER_INITIATOR = 16
+
+
+@case
+def case_login_sessions_per_initiator(ctx):
+    """One initiator logs in SESSIONS_PER_INITIATOR sessions (ISIDs of
+    their own) to the TPG; the next one is refused with 0x0302 (out of
+    resources) and its connection closed, and gets in once one of the
+    others has logged out."""
+    name = ctx.initiator + '-sessions'
+    mine = []
+
+    def session(i):
+        conn = Connection(ctx.host, ctx.port, initiator=name)
+        conn.isid = 0x800000000000 | (os.getpid() & 0xffff) << 8 | i
+        return conn
+
+    try:
+        for i in range(SESSIONS_PER_INITIATOR):
+            mine.append(session(i))
+            mine[-1].login(ctx.target)
+        extra = session(SESSIONS_PER_INITIATOR)
+        try:
+            extra.login(ctx.target)
+        except Fail as e:
+            expect('status 0x0302' in str(e),
+                   f'session {SESSIONS_PER_INITIATOR + 1}: {e}')
+        else:
+            raise Fail(f'{SESSIONS_PER_INITIATOR + 1} sessions of one '
+                       'initiator logged in')
+        extra.expect_closed()
+        mine.pop(0).logout()
+        mine.append(session(SESSIONS_PER_INITIATOR))
+        mine[-1].login(ctx.target)
+        mine[-1].nop(b'in')
+    finally:
+        for conn in mine:
+            try:
+                conn.logout()
+            except (Fail, OSError):
+                pass
+    return (f'{SESSIONS_PER_INITIATOR} sessions, the next refused 0x0302, '
+            'let in after a logout')
+
+
 @case
 def case_login_erl_capped(ctx):
     """ErrorRecoveryLevel=2 offered to a TPG whose param/ says 2: the

@@ -5,8 +5,10 @@
 # TCP, each case asserting the target's exact answer (RFC 7143): Login
 # Requests with bad opcodes, stage codes, versions, TSIH, ISID or text
 # (answered by a Login Response with the right status, then closed), a
-# login that reinstates a live session (same ISID: the old one closed), too
-# long login text in parts and in one PDU, a Login Response too long for
+# login that reinstates a live session (same ISID: the old one closed), a
+# 17th session of one initiator (refused 0x0302 until one of its 16 logs
+# out: sessions_per_initiator), too long login text in parts and in one
+# PDU, a Login Response too long for
 # one PDU (sent in parts with C, each fetched), ErrorRecoveryLevel=2
 # answered 0, logins that stall (closed at the login timeout) or break
 # off; in full feature phase, unsupported
@@ -100,7 +102,7 @@ rounds=5
 
 # The cases, in the order they run; the stalls run once, the rest again
 # in the leak rounds.
-cases_login=(login_logout login_nop_first login_vendor_first login_csg_ffp
+cases_login=(login_logout login_sessions_per_initiator login_nop_first login_vendor_first login_csg_ffp
 	login_nsg_reserved login_nsg_backwards login_transit_and_continue
 	login_version login_tsih_unknown login_isid_changes login_key_no_equals
 	login_key_no_nul login_key_not_utf8 login_value_not_utf8 login_key_twice
