@@ -379,7 +379,8 @@ ixt_fio_verified() {
 # fuzzer SCRIPT (ixt_mutate.py, ixt_statefuzz.py) run against TARGET at
 # $IXT_ADDR4_T with SEED for SECONDS, writing to [FUZZ_MIB, FUZZ_END_MIB)
 # MiB, with the ARGs added; given SECONDS + 120 s at most. Its output is
-# shown as KTAP diagnostics; fails if it broke.
+# shown as KTAP diagnostics, and kept in $IXT_WORK/fuzz.out; fails if it
+# broke.
 ixt_fuzz() {
 	local script=$1 tgt=$2 seed=$3 seconds=$4 from=$5 to=$6 out rc line
 
@@ -390,6 +391,7 @@ ixt_fuzz() {
 		--lba-range $((from << 11)):$((to << 11)) \
 		"$@" 2>&1)
 	rc=$?
+	printf '%s\n' "$out" >"$IXT_WORK/fuzz.out"
 	while read -r line; do
 		ktap_print_msg "$line"
 	done <<<"$out"

@@ -13,6 +13,9 @@
 # to the blocks [4 MiB, 8 MiB) of LUN 0, a 20 MiB ramdisk, which
 # open-iscsi fills with a pattern first. After the run:
 #
+# - no session in which nothing was mutated got an answer no request
+#   asked for, nor left a request unanswered (the fuzzer's "odd answer"
+#   and "unanswered" lines);
 # - the module holds no session within 30 s (debugfs sessions: only its
 #   header) and every cache line is back in the pool;
 # - open-iscsi logs in, the pattern outside the fuzzer's blocks reads back
@@ -94,7 +97,7 @@ normal sessions closed|normal session of .* closed
 EOF
 }
 
-ixt_begin 9
+ixt_begin 10
 ktap_print_msg "kernel debug options: $(grep -oE '(slub_debug|kfence\.sample_interval)=[^ ]*' /proc/cmdline | paste -sd ' ')"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_work || ktap_exit_fail_msg "no work directory"
@@ -120,6 +123,10 @@ mark="ixt-statefuzz: fuzzing $$ $RANDOM"
 echo "$mark" >/dev/kmsg
 ixt_check "the fuzzer ran ${seconds} s (seed $seed) without breaking" fuzz
 klog_paths "$mark"
+# Its "odd answer" and "unanswered" lines: what the target did wrong in a
+# session where nothing was mutated.
+ixt_check "no session without mutations got an odd answer or lost a request" \
+	eval '! grep -E "^(odd answer|unanswered) in session" "$IXT_WORK/fuzz.out"'
 ixt_check "no session left in the module within 30 s" ixt_sessions_gone 30
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "open-iscsi logs in again" login
