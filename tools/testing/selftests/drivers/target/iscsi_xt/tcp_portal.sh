@@ -80,7 +80,7 @@ ixt_check "a portal on an address no interface has listens, as LIO's" \
 
 read -r closed open < <(open_conns "$IXT_ADDR4_T" 3261 10 3)
 ixt_check "only max_login_conns=4 connections wait in login ($closed closed, $open open)" \
-	[ "$closed" -eq 6 ] && [ "$open" -eq 4 ]
+	eval '[ "$closed" -eq 6 ] && [ "$open" -eq 4 ]'
 
 read -r closed open < <(open_conns "$IXT_ADDR6_T" 3260 1 25)
 ixt_check "a connection that sends nothing is dropped by the login timeout" \

@@ -73,7 +73,7 @@ node -o update -n node.session.err_timeo.lu_reset_timeout -v 10
 ixt_check "the initiator logs in" node --login
 slow=$(wait_lun_disk 0)
 fast=$(wait_lun_disk 1)
-ixt_check "both LUNs show up ($slow, $fast)" [ -n "$slow" ] && [ -n "$fast" ]
+ixt_check "both LUNs show up ($slow, $fast)" eval '[ -n "$slow" ] && [ -n "$fast" ]'
 
 dd if="/dev/$slow" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
 reader=$!
