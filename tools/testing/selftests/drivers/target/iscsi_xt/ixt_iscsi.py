@@ -675,6 +675,20 @@ def kmsg_since(fd):
     return out
 
 
+class Unread(Connection):
+    """A connection (IPv4) with a 4 KiB receive buffer: once it stops
+    reading, what the target sends fills it at once, and the rest waits
+    in the target's send queue."""
+
+    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.init_session(timeout, initiator)
+
+
 # What the raw initiators' cases share.
 
 def login_checked(conn, target, keys=None, **want):

@@ -40,7 +40,7 @@ from ixt_iscsi import (
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, kmsg_mark, kmsg_since,
     login_checked, no_data, nop_logout, pattern_kept, pool_field, pool_free,
-    read_back)
+    read_back, Unread)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -86,20 +86,6 @@ def table(entries):
 
 def connect(ctx):
     return Connection(ctx.host, ctx.port, initiator=ctx.initiator)
-
-
-class Unread(Connection):
-    """A connection (IPv4) with a 4 KiB receive buffer: once it stops
-    reading, what the target sends fills it at once, and the rest waits
-    in the target's send queue."""
-
-    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self.sock.settimeout(timeout)
-        self.sock.connect((host, port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.init_session(timeout, initiator)
 
 
 def unread(ctx):

@@ -19,7 +19,8 @@ import time
 
 from ixt_iscsi import (
     F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
-    expect, login_checked, nop_out, op_keys, pad_len, pool_free, scsi_cmd)
+    Unread, expect, login_checked, nop_out, op_keys, pad_len, pool_free,
+    scsi_cmd)
 
 # Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
 # may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
@@ -53,17 +54,12 @@ def kernel_kib():
     return seen['Slab'] + seen['VmallocUsed']
 
 
-class Shut(Connection):
+class Shut(Unread):
     """A connection with a tiny receive buffer: once logged in, it stops
     reading, and the target's sends fill it at once."""
 
     def __init__(self, host, port=3260, timeout=10.0, initiator=None):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self.sock.settimeout(timeout)
-        self.sock.connect((host, port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.init_session(timeout, initiator)
+        super().__init__(host, port, timeout, initiator)
 
     def flood(self, pdu, seconds):
         """Sends @pdu(i) for i = 0, 1... until FLOOD_BYTES are out, the
