@@ -106,6 +106,16 @@ logout() {
 	node -o delete
 }
 
+# On a slow kernel (IXT_SLOW), the raw client's NOP-In timeouts at their
+# most: it serves its sessions one after another, and on the debug kernel
+# one it left alone while the others' writes went through missed a NOP-In
+# for the 30 s of the default (ffp_pool_caps_every_session).
+slow_nopin() {
+	[ "$IXT_SLOW" -gt 1 ] || return 0
+	echo 60 >"$tpg/acls/$raw_ini/attrib/nopin_timeout" &&
+		echo 60 >"$tpg/acls/$raw_ini/attrib/nopin_response_timeout"
+}
+
 setup() {
 	mkdir -p "$rd" && echo rd_pages=16384 >"$rd/control" &&
 		echo 1 >"$rd/enable" || return 1
@@ -122,6 +132,7 @@ setup() {
 			return 1
 		done &&
 		echo 30 >"$tpg/acls/$raw_ini/attrib/dataout_timeout" &&
+		slow_nopin &&
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
