@@ -19,8 +19,8 @@ import time
 
 from ixt_iscsi import (
     F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
-    Unread, expect, login_checked, nop_out, op_keys, pad_len, pool_free,
-    scsi_cmd)
+    SLOW, Unread, expect, login_checked, nop_out, op_keys, pad_len,
+    pool_free, scsi_cmd)
 
 # Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
 # may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
@@ -206,8 +206,8 @@ def case_read_trickle(ctx):
     finds the pool short (TASK SET FULL, sent again at once): the target
     closes the trickling connections that hold lines once PDUs they held
     10 s earlier are still unsent, and the other session's READ goes
-    through within 20 s. Before, it was TASK SET FULL for as long as the
-    trickle lasted."""
+    through within 20 s (times IXT_SLOW). Before, it was TASK SET FULL
+    for as long as the trickle lasted."""
     blocks = (8 << 20) // 512
     stop, got, conns, readers = threading.Event(), [0], [], []
     try:
@@ -240,7 +240,7 @@ def case_read_trickle(ctx):
         login_checked(other, ctx.target)
         t0 = time.monotonic()
         tries, status = 0, None
-        while time.monotonic() < t0 + 20:
+        while time.monotonic() < t0 + 20 * SLOW:
             tries += 1
             status, _ = other.read(0, blocks)
             if status != 0x28:
