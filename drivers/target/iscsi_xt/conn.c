@@ -277,10 +277,9 @@ EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
  * PDUs or %IXT_CONN_TX_MAX_BYTES of their own data, the receive path
  * takes no request and sends no R2T (ixt_dataout_send_r2ts() puts them
  * off) until the queue is below half of both, when ixt_conn_tx_done()
- * resumes it. In the login phase
- * and in a discovery session a peer gets one response per request: no
- * request is read while a response is still queued, so that one that
- * never reads holds one.
+ * resumes it. In the login phase and in a discovery session a peer gets
+ * one response per request: no request is read while a response is still
+ * queued, so that one that never reads holds one.
  *
  * Context: Process context (the receive path).
  * Return: true when the receive path must put its PDU off.
