@@ -54,9 +54,8 @@ MODULE_PARM_DESC(window_goal_us,
  * Normal sessions of one initiator in one TPG (of its ACL, or of the
  * dynamic ACL demo mode makes for its name): each has its connections,
  * their buffers and its share of the cache-line pool. open-iscsi opens
- * one per interface and portal of the TPG, which multipath counts in the
- * ones; a login past the bound is refused with "out of resources", and
- * retried.
+ * one per interface and portal of the TPG (multipath's paths); a login
+ * past the bound is refused with "out of resources", and retried.
  */
 static unsigned int sessions_per_initiator = 16;
 module_param(sessions_per_initiator, uint, 0644);
