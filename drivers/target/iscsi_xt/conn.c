@@ -318,15 +318,21 @@ bool ixt_conn_tx_stalled(struct ixt_conn *conn, unsigned long limit)
  *
  * A peer that reads a trickle keeps its send queue moving, and the lines
  * of the Data-In queued in it, as long as it likes: eight 8 MiB READs
- * hold the default pool. While the pool is short (ixt_pool_short()) and
- * the session's commands hold lines, the queue must send within
- * %IXT_CONN_DRAIN_SECS every PDU it held at their start, so that no PDU
- * waits longer in it; the window's caps then give the other sessions
- * their share. Called once a second; a period starts again whenever the
- * pool is not short or the queue empty.
+ * hold the default pool. The queue is measured in periods of
+ * %IXT_CONN_DRAIN_SECS: a period ends once every PDU the queue held at
+ * its start is sent, and the next starts then. While the pool is short
+ * (ixt_pool_short()) and the session's commands hold lines, a period
+ * older than that with PDUs of its start still queued condemns the
+ * connection: no PDU waits longer in the queue while others wait for
+ * lines, and the window's caps then give the other sessions their
+ * share. The period runs on while the pool is not short, so a victim
+ * that sends its refused command again late does not restart it. Called
+ * once a second; an empty queue, or a session without lines, ends the
+ * period.
  *
  * Context: Process context (the watchdog, which owns @conn->drain_*).
- * Return: true when a period ended with PDUs of its start still queued.
+ * Return: true when the pool is short and PDUs queued at the start of a
+ * period that began %IXT_CONN_DRAIN_SECS ago or earlier are unsent.
  */
 bool ixt_conn_tx_slow(struct ixt_conn *conn)
 {
@@ -335,8 +341,7 @@ bool ixt_conn_tx_slow(struct ixt_conn *conn)
 	u32 queued = atomic_read(&conn->tx_pdus);
 	unsigned long now = jiffies;
 
-	if (!queued || !ixt_pool_short() ||
-	    !lower_32_bits(atomic64_read(&conn->sess->pool_use))) {
+	if (!queued || !lower_32_bits(atomic64_read(&conn->sess->pool_use))) {
 		conn->drain_start = 0;
 		return false;
 	}
@@ -345,7 +350,7 @@ bool ixt_conn_tx_slow(struct ixt_conn *conn)
 				IXT_CONN_DRAIN_SECS * HZ))
 			return false;
 		if (sent - conn->drain_sent < conn->drain_pdus)
-			return true;
+			return ixt_pool_short();
 	}
 	conn->drain_start = now | 1;
 	conn->drain_sent = sent;

@@ -153,8 +153,8 @@ struct ixt_reqbuf {
  * @tx_stamp: jiffies when the send queue last moved: a PDU queued to an
  *	empty queue, or bytes of one sent. The watchdog closes a connection
  *	whose queue does not move for the NOP-In timeouts.
- * @drain_start: jiffies (| 1) when the period of ixt_conn_tx_slow()
- *	began, 0 when none runs. The watchdog's, like the two below.
+ * @drain_start: jiffies (| 1) when the current period of
+ *	ixt_conn_tx_slow() began, 0 when none runs. The watchdog's, like the two below.
  * @drain_sent: @tx_sent when it began.
  * @drain_pdus: the PDUs queued when it began.
  * @local: the address the initiator connected to (for SendTargets
@@ -261,8 +261,8 @@ void ixt_conn_wait_cmds(struct ixt_conn *conn);
 bool ixt_conn_wait_cmds_for(struct ixt_conn *conn, long timeout);
 bool ixt_conn_tx_full(struct ixt_conn *conn);
 /*
- * Seconds a connection has to send what its queue held at their start,
- * while the cache-line pool is short (ixt_conn_tx_slow()).
+ * Seconds a PDU may wait in a send queue while the cache-line pool is
+ * short: the length of a period of ixt_conn_tx_slow().
  */
 #define IXT_CONN_DRAIN_SECS		10
 bool ixt_conn_tx_slow(struct ixt_conn *conn);

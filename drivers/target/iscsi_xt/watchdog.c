@@ -16,7 +16,7 @@
  * held keep their cache lines. All come from the attributes of the
  * session's ACL. While the cache-line pool is short, it also drops a
  * connection whose peer reads so slowly that PDUs queued
- * %IXT_CONN_DRAIN_SECS ago are still unsent (ixt_conn_tx_slow()): their
+ * %IXT_CONN_DRAIN_SECS or more ago are still unsent (ixt_conn_tx_slow()): their
  * Data-In holds lines others wait for. A connection dropped for an
  * unanswered NOP-In counts as a connection timeout in the target's
  * fabric_statistics/iscsi_sess_err. It also tells the initiator of a
@@ -119,7 +119,7 @@ static void ixt_watchdog_work(struct work_struct *work)
 		return;
 	}
 	if (ixt_conn_tx_slow(conn)) {
-		pr_err_ratelimited("%s: %pISpc read too slowly: PDUs queued %d s ago still unsent, the cache-line pool short: closing the connection\n",
+		pr_err_ratelimited("%s: %pISpc read too slowly: PDUs queued over %d s ago still unsent, the cache-line pool short: closing the connection\n",
 				   conn->sess->initiator, &conn->head.peer,
 				   IXT_CONN_DRAIN_SECS);
 		ixt_conn_timeout(conn);
