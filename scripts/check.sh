@@ -89,8 +89,8 @@ ksft_slow="tcp_session_memory.sh tcp_line_sizes.sh tcp_login_storm.sh
 	iser_wildcard.sh"
 step kselftest env IXT_KSFT_VMS=3 IXT_KSFT_SKIP="$ksft_slow alloc_fail.sh" \
 	make -s -C "$top" kselftest
-# make check-full: the three kselftests make check leaves out, in two
-# boots; dkms_package.sh, whose DKMS build in the VM, under
+# make check-full: the kselftests make check leaves out (ksft_slow), in
+# three boots; dkms_package.sh, whose DKMS build in the VM, under
 # TCG, outlasted a test's 600 s on the reference machine, in a boot of
 # its own with a longer timeout (make kselftest-dkms); the iSER data,
 # fault and bad-input tests again over soft-iWARP (the modules built

@@ -203,11 +203,11 @@ def case_read_trickle(ctx):
     pool (64 MiB: two of them get its lines, the third's READs are
     answered TASK SET FULL); each then reads 2 KiB every 0.5 s, so
     that its send queue never stands still. Another session's 8 MiB READ
-    finds the pool short (TASK SET FULL, sent again at once): the target
-    closes the trickling connections that hold lines once PDUs they held
-    10 s earlier are still unsent, and the other session's READ goes
-    through within 20 s (times IXT_SLOW). Before, it was TASK SET FULL
-    for as long as the trickle lasted."""
+    finds the pool short (TASK SET FULL, sent again at once): while it
+    is, the target closes a trickling connection that holds lines once
+    PDUs it held 10 s earlier are still unsent, and the other session's
+    READ goes through within 20 s (times IXT_SLOW). Before, it was TASK
+    SET FULL for as long as the trickle lasted."""
     blocks = (8 << 20) // 512
     stop, got, conns, readers = threading.Event(), [0], [], []
     try:
@@ -251,9 +251,12 @@ def case_read_trickle(ctx):
                f'{free} lines free and the trickle on ({got[0]} bytes read): '
                f'status 0x{status:02x}')
         # The pool's lines go to two of the three (the third's READs
-        # find none): those are closed, the third holds no line.
+        # find none). Both are closed when their periods end at one tick
+        # (Debian's kernel); on a slower one, the first closed may free
+        # the lines the READ waits for, and the pool is no longer short
+        # when the second's period ends.
         shut_down = sum(c.closed_within(1) for c in conns)
-        expect(shut_down >= 2,
+        expect(shut_down >= 1,
                f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
         other.logout()
     finally:
