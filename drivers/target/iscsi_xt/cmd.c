@@ -505,6 +505,7 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		pdu->bvec = cmd->head.bvec;
 		pdu->nr_bvec = cmd->head.nr_lines;
 		pdu->bvec_off = 0;
+		WRITE_ONCE(conn->rx_cmd_stamp, jiffies | 1);
 	}
 	conn->rx_cmd = cmd;
 	pdu->cmd = cmd;
@@ -558,6 +559,7 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 
 	/* The command now belongs to the CmdSN queue, or to its delivery. */
 	conn->rx_cmd = NULL;
+	WRITE_ONCE(conn->rx_cmd_stamp, 0);
 	atomic_long_add(pdu->dlength, &conn->sess->stats.rxdata_octs);
 	ixt_cost_add(IXT_COST_PAYLOAD_RX, pdu->dlength);
 	if (pdu->dlength && ixt_dpt_commit(&cmd->dpt, &cmd->place)) {
@@ -568,6 +570,28 @@ bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (test_bit(IXT_CMD_F_SLOT, &cmd->head.flags))
 		ixt_dataout_start(cmd);
 	return true;
+}
+
+/**
+ * ixt_cmd_rx_overdue() - whether a command's immediate data is too slow
+ * @conn: the connection.
+ * @limit: jiffies the data may take (dataout_timeout).
+ *
+ * A SCSI Command takes its cache lines at its header, before its
+ * immediate data comes: a peer that sends the header and stops inside
+ * the data would keep the lines for as long as the connection lives
+ * (the NOP-In timeouts, which an ACL may turn off). Its data is timed
+ * as the Data-Out of a write is (ixt_dataout_overdue()).
+ *
+ * Context: Any context (the watchdog).
+ * Return: true when the immediate data of the command being received
+ * has been coming for longer than @limit.
+ */
+bool ixt_cmd_rx_overdue(struct ixt_conn *conn, unsigned long limit)
+{
+	unsigned long stamp = READ_ONCE(conn->rx_cmd_stamp);
+
+	return stamp && time_after(jiffies, stamp + limit);
 }
 
 /*
@@ -1086,6 +1110,7 @@ void ixt_cmd_conn_gone(struct ixt_conn *conn)
 
 	if (cmd) {
 		conn->rx_cmd = NULL;
+		WRITE_ONCE(conn->rx_cmd_stamp, 0);
 		ixt_cmd_drop(conn, cmd);
 	}
 	ixt_dataout_rx_gone(conn);

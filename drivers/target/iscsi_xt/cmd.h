@@ -191,6 +191,7 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 /* cmd.c */
 int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 bool ixt_cmd_arrived(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
+bool ixt_cmd_rx_overdue(struct ixt_conn *conn, unsigned long limit);
 void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 void ixt_cmd_rsp_done(struct ixt_cmd *cmd);
 void ixt_cmd_conn_gone(struct ixt_conn *conn);

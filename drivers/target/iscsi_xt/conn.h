@@ -108,6 +108,9 @@ struct ixt_reqbuf {
  * @rx_cmd: a command whose SCSI Command PDU is being received, between
  *	ixt_conn_rx_hdr() and ixt_conn_rx_pdu(); the release work frees it
  *	if the connection dies in between. Receive path only.
+ * @rx_cmd_stamp: jiffies (| 1) when @rx_cmd's header came, 0 when there
+ *	is none: the receive path writes it with WRITE_ONCE(), the watchdog
+ *	reads it (ixt_cmd_rx_overdue()).
  * @rx_data: the write a Data-Out being received goes into, between
  *	ixt_dataout_rx_hdr() and ixt_dataout_rx(), with a reference that
  *	keeps it (and its lines) while the data lands, even if another
@@ -192,6 +195,7 @@ struct ixt_conn {
 	struct ixt_text_buf text_rsp;
 	u32 text_ttt;
 	struct ixt_cmd *rx_cmd;
+	unsigned long rx_cmd_stamp;
 	struct ixt_cmd *rx_data;
 	struct ixt_cmd **slots;
 	unsigned long *slot_map;

@@ -7,7 +7,9 @@
  * connection with a write that has waited dataout_timeout for the
  * Data-Out it is owed, solicited or unsolicited, each write timed from
  * its own last progress (ixt_dataout_overdue(); ErrorRecoveryLevel 0
- * cannot ask again), and one whose
+ * cannot ask again), or a SCSI Command whose immediate data has been
+ * coming for as long (ixt_cmd_rx_overdue(): its lines are taken at the
+ * header), and one whose
  * requests wait behind a CmdSN hole that stays open longer than a
  * connection may go silent (nopin_timeout + nopin_response_timeout): a
  * request lost is never sent again at ErrorRecoveryLevel 0, and one on
@@ -34,6 +36,7 @@
 #include <linux/workqueue.h>
 #include <target/target_core_base.h>
 
+#include "cmd.h"
 #include "conn.h"
 #include "session.h"
 
@@ -130,6 +133,14 @@ static void ixt_watchdog_work(struct work_struct *work)
 		pr_err_ratelimited("%s: %pISpc left CmdSN 0x%08x missing for %d s, requests held behind it: closing the connection\n",
 				   conn->sess->initiator, &conn->head.peer,
 				   READ_ONCE(conn->sess->exp_cmd_sn), stall);
+		ixt_conn_timeout(conn);
+		ixt_conn_close(conn);
+		return;
+	}
+	if (ixt_cmd_rx_overdue(conn, dataout * HZ)) {
+		pr_err_ratelimited("%s: the immediate data of a command from %pISpc did not come within %d s, closing the connection\n",
+				   conn->sess->initiator, &conn->head.peer,
+				   dataout);
 		ixt_conn_timeout(conn);
 		ixt_conn_close(conn);
 		return;

@@ -1617,6 +1617,31 @@ def unsol_timeout(ctx, lun):
 
 
 @case
+def case_ffp_immediate_data_stall(ctx):
+    """A 1 MiB write whose SCSI Command PDU stops inside its immediate
+    data (ImmediateData=Yes; 1000 of its 4096 bytes sent): the 32 lines
+    it took at its header are held, and the connection closes after the
+    ACL's dataout_timeout (3 s in demo mode), which gives them back.
+    Before, only the NOP-In timeouts bounded it (45 s in demo mode; never
+    with nopin_timeout 0)."""
+    conn = logged_in(ctx, op_keys(ImmediateData='Yes'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    lines = pool_free_settled(pool_field('lines'))
+    hdr = scsi_cmd(F_FINAL | F_WRITE, conn.next_itt(), 1 << 20,
+                   conn.take_cmdsn(), conn.expstatsn,
+                   cdb10(0x2a, STREAM_LBA, (1 << 20) // BLOCK))
+    conn.send(hdr[:5] + (4096).to_bytes(3, 'big') + hdr[8:] + b'i' * 1000)
+    start = time.monotonic()
+    time.sleep(1)
+    held = lines - pool_free()
+    expect(held >= 32, f'{held} lines held by the stalled write, expected 32')
+    took = closed_after(conn, start, 2.5, 8)
+    free = pool_free_settled(lines)
+    expect(free == lines, f'{lines - free} lines still held once closed')
+    return f'{held} lines held; {took}, every line back'
+
+
+@case
 def case_ffp_cmdsn_hole_timeout(ctx):
     """A CmdSN hole left open, a 64 KiB write held behind it (its lines
     taken at its header), the NOP-In pings answered: the connection

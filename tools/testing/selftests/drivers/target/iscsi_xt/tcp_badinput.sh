@@ -35,6 +35,8 @@
 # meanwhile: the timeout is each write's), a write whose unsolicited
 # Data-Out never comes (InitialR2T=No, no R2T: closed after
 # dataout_timeout too, also when an unmapped LUN answered it at once),
+# a write whose immediate data stops halfway (closed after
+# dataout_timeout, its lines back),
 # a CmdSN hole left open with
 # a write held behind it and the NOP-Ins answered (closed after
 # nopin_timeout + nopin_response_timeout, 45 s), connections that die
@@ -133,7 +135,7 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
 	ffp_dataout_timeout_per_write ffp_unsol_timeout ffp_unsol_timeout_refused
-	ffp_cmdsn_hole_timeout mcs_r2t_put_off)
+	ffp_immediate_data_stall ffp_cmdsn_hole_timeout mcs_r2t_put_off)
 
 # raw ARGS...: run ixt_raw.py against the TPG; its lines in $raw_out.
 raw() {
