@@ -240,6 +240,7 @@ static void ixt_cmd_free(struct ixt_cmd *cmd)
 	struct ixt_conn *conn = cmd->head.conn;
 	const struct ixt_transport_ops *ops = conn->ops;
 
+	WARN_ON_ONCE(cmd->hole_lines);
 	ixt_cmd_window_give(cmd);
 	if (cmd->head.nr_lines)
 		ixt_cmd_lines_put(cmd);
@@ -335,6 +336,7 @@ struct ixt_cmd *ixt_cmd_alloc(struct ixt_conn *conn, itt_t itt)
  */
 void ixt_cmd_drop(struct ixt_conn *conn, struct ixt_cmd *cmd)
 {
+	ixt_cmdsn_hole_give(cmd);
 	ixt_dataout_end(cmd);
 	ixt_dataout_slot_put(conn, cmd);
 	ixt_cmd_put(cmd);
@@ -436,15 +438,6 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_CHECK_CONDITION);
 		return 0;
 	}
-	if (edtl && ixt_cmdsn_hole_full(conn, &pdu->hdr,
-					edtl + ahs.bidi_read_len)) {
-		pr_warn_ratelimited("%s: CmdSN 0x%08x past a hole, its lines would pass the session's share: TASK SET FULL\n",
-				    conn->sess->initiator,
-				    be32_to_cpu(req->cmdsn));
-		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
-		return 0;
-	}
-
 	if (ixt_pdu_is_immediate(&pdu->hdr) &&
 	    ixt_sess_window_full(conn->sess)) {
 		pr_warn_ratelimited("%s: immediate CDB 0x%02x with every place of the command window held: TASK SET FULL\n",
@@ -477,6 +470,15 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 			ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
 			return 0;
 		}
+	}
+	if (edtl && ixt_cmdsn_hole_take(conn, cmd, &pdu->hdr,
+					edtl + ahs.bidi_read_len)) {
+		pr_warn_ratelimited("%s: CmdSN 0x%08x past a hole, its lines would pass the initiator's share: TASK SET FULL\n",
+				    conn->sess->initiator,
+				    be32_to_cpu(req->cmdsn));
+		ixt_cmd_drop(conn, cmd);
+		ixt_cmd_refuse_hdr(conn, pdu, SAM_STAT_TASK_SET_FULL);
+		return 0;
 	}
 	if (edtl) {
 		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
@@ -722,6 +724,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	u32 sg_nents = 0;
 	bool data_phase;
 
+	ixt_cmdsn_hole_give(cmd);
 	/* Every command holds a place in the window, immediate ones too. */
 	cmd->held = true;
 	atomic_inc(&conn->sess->win_held);

@@ -108,6 +108,10 @@ struct ixt_cmd_bidi {
  * @exec_ns: ktime_get_ns() when the command went to the backend (a read
  *	at submission, a write once its data is in); 0 before that, and
  *	once its response time has been fed to the session's window.
+ * @hole_lines: the lines counted for it in its ACL's hole_lines, from
+ *	its header, past a CmdSN hole, until it leaves the CmdSN queue
+ *	(ixt_cmdsn_hole_give()); 0 for any other. Receive path, under the
+ *	session's rx_lock.
  * @held: counted in its session's win_held: set by the receive path
  *	before the command reaches the target core, cleared when its
  *	response is built or it is freed, whichever comes first (never at
@@ -144,6 +148,7 @@ struct ixt_cmd {
 	struct work_struct submit_work;
 	u8 *cdb;
 	u64 exec_ns;
+	u32 hole_lines;
 	bool held;
 	struct ixt_ranges ranges;
 	struct ixt_range range[IXT_CMD_RANGES];

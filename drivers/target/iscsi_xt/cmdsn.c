@@ -8,10 +8,11 @@
  * queue's expected number. The queue is holes.c's ixt_snq, as big as the
  * command window, so what is held is bounded by the window; the cache
  * lines held SCSI Commands took at their header, by an eighth of the pool
- * (ixt_cmdsn_hole_full()). How long a hole may hold them, by the
- * watchdog: at ErrorRecoveryLevel 0 nothing asks again for a lost
- * request, and one still on its way on another connection of the
- * session arrives as long as that connection lives (watchdog.c).
+ * for all the sessions of an initiator (ixt_cmdsn_hole_take()). How long
+ * a hole may hold them, by the watchdog: at ErrorRecoveryLevel 0 nothing
+ * asks again for a lost request, and one still on its way on another
+ * connection of the session arrives as long as that connection lives
+ * (watchdog.c).
  *
  * The queue is the session's, shared by its connections under the
  * session's rx_lock: a request held for one connection is delivered, for
@@ -38,6 +39,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "iscsi_xt.h"
 #include "session.h"
 
 /* Kinds of what the queue counts per hole. */
@@ -55,8 +57,6 @@ enum {
  * @pdu: a copy of the PDU; @pdu.data points at @data, @pdu.cmd is the
  *	command of a SCSI Command.
  * @aborted: a task management function aborted it: dropped at its turn.
- * @lines: the cache lines of its SCSI Command, counted in the session's
- *	hole_lines.
  * @data: the data segment of a request other than a SCSI Command.
  *
  * An entry with a %NULL @conn holds nothing: it takes the CmdSN of a task
@@ -67,7 +67,6 @@ struct ixt_cmdsn_held {
 	struct ixt_conn *conn;
 	struct ixt_rx_pdu pdu;
 	bool aborted;
-	u32 lines;
 	u8 data[];
 };
 
@@ -108,43 +107,91 @@ static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		ixt_cmd_drop(conn, pdu->cmd);
 }
 
-/* Every cache line a SCSI Command took at its header, both buffers. */
-static u32 ixt_cmdsn_cmd_lines(const struct ixt_cmd *cmd)
-{
-	return cmd->head.nr_lines + (cmd->bidi ? cmd->bidi->nr_lines : 0);
-}
-
 /**
- * ixt_cmdsn_hole_full() - whether a command would hold too many lines
- * @conn: the connection, in full feature phase.
- * @hdr: the BHS of a SCSI Command, its buffer not set up yet.
+ * ixt_cmdsn_hole_take() - count a command past a hole in its initiator's share
+ * @conn: the connection, in full feature phase of a normal session.
+ * @cmd: the SCSI Command of @hdr, its buffer not set up yet.
+ * @hdr: its BHS.
  * @len: the bytes of its buffers (both, if bidirectional).
  *
  * A SCSI Command takes its cache lines at its header, and one past a
  * CmdSN hole keeps them for as long as the hole stays open, which the
- * initiator decides. The commands a session's holes hold may take an
- * eighth of the pool together, and at least one of the largest (one
- * command always fits when nothing is held); one that would go beyond
- * is answered TASK SET FULL at once, and takes its CmdSN at its turn
- * (ixt_cmd_refuse_hdr()). With several connections, each may add the
- * one command whose header it is receiving.
+ * initiator decides. The commands past holes in all the sessions of one
+ * initiator (its ACL) may take an eighth of the pool together, and at
+ * least one of the largest (one command always fits when the ACL counts
+ * none); one that would go beyond is answered TASK SET FULL at once, and
+ * takes its CmdSN at its turn (ixt_cmd_refuse_hdr()). A command counts
+ * from its header on, before its immediate data comes, so that the
+ * initiator's connections cannot pass the share together with commands
+ * each of them is still receiving; it leaves the count when it leaves
+ * the CmdSN queue (ixt_cmdsn_hole_give()).
  *
  * Context: Process context (the connection's receive path), under the
  * session's rx_lock.
- * Return: true to refuse the command.
+ * Return: 0, or -EBUSY to refuse the command.
  */
-bool ixt_cmdsn_hole_full(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
-			 u32 len)
+int ixt_cmdsn_hole_take(struct ixt_conn *conn, struct ixt_cmd *cmd,
+			const struct iscsi_hdr *hdr, u32 len)
 {
 	struct ixt_sess *sess = conn->sess;
-	u32 need;
+	u32 need, total;
+	atomic_t *held;
 
 	lockdep_assert_held(&sess->rx_lock);
-	if (!sess->hole_lines || ixt_pdu_is_immediate(hdr) ||
+	if (!sess->hole_nacl || ixt_pdu_is_immediate(hdr) ||
 	    ixt_cmdsn_of(hdr) == READ_ONCE(sess->exp_cmd_sn))
-		return false;
+		return 0;
+	held = &sess->hole_nacl->hole_lines;
 	need = (len >> ixt_pool_line_shift()) + 2;
-	return sess->hole_lines + need > ixt_pool_lines() / 8;
+	total = atomic_add_return(need, held);
+	if (total != need && total > ixt_pool_lines() / 8) {
+		atomic_sub(need, held);
+		return -EBUSY;
+	}
+	sess->hole_lines += need;
+	cmd->hole_lines = need;
+	return 0;
+}
+
+/**
+ * ixt_cmdsn_hole_give() - a command leaves its initiator's hole share
+ * @cmd: a SCSI Command, counted by ixt_cmdsn_hole_take() or not: handed
+ *	to the target core, or dropped before it.
+ *
+ * Context: Process context (the receive path or the release work),
+ * under the session's rx_lock.
+ */
+void ixt_cmdsn_hole_give(struct ixt_cmd *cmd)
+{
+	struct ixt_sess *sess = cmd->head.conn->sess;
+
+	lockdep_assert_held(&sess->rx_lock);
+	if (!cmd->hole_lines)
+		return;
+	if (sess->hole_nacl)
+		atomic_sub(cmd->hole_lines, &sess->hole_nacl->hole_lines);
+	sess->hole_lines -= cmd->hole_lines;
+	cmd->hole_lines = 0;
+}
+
+/**
+ * ixt_cmdsn_hole_detach() - a session's commands leave its ACL's count
+ * @sess: the session, whose target core session is about to be removed,
+ *	and with it maybe the ACL (demo mode's, or one configfs removes).
+ *
+ * What its commands still count there goes, and those that are dropped
+ * later (on a connection whose release work comes after the Logout that
+ * ended the session) no longer touch the ACL.
+ *
+ * Context: Process context, under the session's rx_lock.
+ */
+void ixt_cmdsn_hole_detach(struct ixt_sess *sess)
+{
+	lockdep_assert_held(&sess->rx_lock);
+	if (!sess->hole_nacl)
+		return;
+	atomic_sub(sess->hole_lines, &sess->hole_nacl->hole_lines);
+	sess->hole_nacl = NULL;
 }
 
 /*
@@ -169,7 +216,6 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	}
 	h->conn = conn;
 	h->aborted = false;
-	h->lines = pdu->cmd ? ixt_cmdsn_cmd_lines(pdu->cmd) : 0;
 	h->pdu = *pdu;
 	h->pdu.data = len ? h->data : NULL;
 	memcpy(h->data, pdu->data, len);
@@ -186,7 +232,6 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		return false;
 	}
 	conn->cmdsn_held++;
-	sess->hole_lines += h->lines;
 	return true;
 }
 
@@ -194,7 +239,6 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 static void ixt_cmdsn_unhold(struct ixt_sess *sess, struct ixt_cmdsn_held *h,
 			     bool deliver)
 {
-	sess->hole_lines -= h->lines;
 	if (h->conn) {
 		h->conn->cmdsn_held--;
 		if (deliver && !h->aborted && !ixt_conn_closing(h->conn))
@@ -405,8 +449,6 @@ void ixt_cmdsn_conn_gone(struct ixt_conn *conn)
 		if (h->conn != conn)
 			continue;
 		ixt_cmdsn_drop(conn, &h->pdu);
-		sess->hole_lines -= h->lines;
-		h->lines = 0;
 		h->pdu.cmd = NULL;
 		h->conn = NULL;
 		conn->cmdsn_held--;

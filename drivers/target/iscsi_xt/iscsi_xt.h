@@ -383,6 +383,10 @@ enum ixt_nacl_attr {
  * @nr_sessions: the normal sessions that hold a target core session of
  *	this ACL, at most the sessions_per_initiator parameter; atomic
  *	(ixt_sess_register() and the end of each session).
+ * @hole_lines: the cache lines of the SCSI Commands that came past a
+ *	CmdSN hole in the ACL's sessions, from their header until they
+ *	leave the CmdSN queue (ixt_cmdsn_hole_take()); atomic. Back to 0
+ *	before each session's target core session is removed.
  */
 struct ixt_node_acl {
 	struct se_node_acl se_nacl;
@@ -392,6 +396,7 @@ struct ixt_node_acl {
 	struct ixt_sess_stats *sess_stats;
 	struct config_group sess_stats_group;
 	atomic_t nr_sessions;
+	atomic_t hole_lines;
 };
 
 static_assert(offsetof(struct ixt_node_acl, se_nacl) == 0);

@@ -234,6 +234,7 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 			return -EBUSY;
 		}
 		sess->se_sess = se_sess;
+		sess->hole_nacl = nacl;
 		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	}
 
@@ -380,6 +381,9 @@ static void ixt_sess_core_end(struct ixt_sess *sess, struct ixt_conn *conn)
 	mutex_unlock(&sess->rx_lock);
 	target_wait_for_sess_cmds(sess->se_sess);
 	ixt_sess_publish(sess, false);
+	mutex_lock(&sess->rx_lock);
+	ixt_cmdsn_hole_detach(sess);
+	mutex_unlock(&sess->rx_lock);
 	atomic_dec(&to_ixt_nacl(sess->se_sess->se_node_acl)->nr_sessions);
 	target_remove_session(sess->se_sess);
 	sess->se_sess = NULL;

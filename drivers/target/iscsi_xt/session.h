@@ -58,8 +58,12 @@ struct se_session;
  * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); under @rx_lock.
  * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
  *	the first request of the full feature phase.
- * @hole_lines: the cache lines of the SCSI Commands @cmdsn_q holds
- *	behind CmdSN holes (ixt_cmdsn_hole_full()); under @rx_lock.
+ * @hole_nacl: the ACL whose hole_lines count the session's commands past
+ *	CmdSN holes (ixt_cmdsn_hole_take()): set when the session gets its
+ *	target core session, cleared under @rx_lock before that goes
+ *	(ixt_cmdsn_hole_detach()), so that a command dropped later touches
+ *	no ACL.
+ * @hole_lines: the session's part of @hole_nacl's count; under @rx_lock.
  * @hole_stamp: jiffies when @cmdsn_q last began to hold requests, or
  *	ExpCmdSN last moved while it held some; written under @rx_lock,
  *	read by the watchdog with READ_ONCE().
@@ -105,6 +109,7 @@ struct ixt_sess {
 	u32 exp_cmd_sn;
 	struct ixt_snq cmdsn_q;
 	struct ixt_snq_node **cmdsn_slots;
+	struct ixt_node_acl *hole_nacl;
 	u32 hole_lines;
 	unsigned long hole_stamp;
 	u32 cmdsn_depth;
@@ -194,8 +199,10 @@ struct ixt_tmf_scope {
 void ixt_cmdsn_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 bool ixt_cmdsn_tmf(struct ixt_conn *conn, const struct ixt_tmf_scope *scope);
 void ixt_cmdsn_conn_gone(struct ixt_conn *conn);
-bool ixt_cmdsn_hole_full(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
-			 u32 len);
+int ixt_cmdsn_hole_take(struct ixt_conn *conn, struct ixt_cmd *cmd,
+			const struct iscsi_hdr *hdr, u32 len);
+void ixt_cmdsn_hole_give(struct ixt_cmd *cmd);
+void ixt_cmdsn_hole_detach(struct ixt_sess *sess);
 void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */

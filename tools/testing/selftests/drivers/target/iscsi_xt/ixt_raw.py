@@ -795,6 +795,86 @@ def case_ffp_pool_hole_share(ctx):
             'the first ran, two TASK SET FULL')
 
 
+def answered_before_ping(conn):
+    """The PDUs @conn gets before the answer to an immediate NOP-Out
+    sent now: what the target said to the requests sent before it."""
+    nop = conn.next_itt()
+    conn.send_pdu(nop_out(nop, conn.cmdsn, conn.expstatsn, imm=True))
+    seen = []
+    while True:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None, f'no answer to the NOP-Out, after {seen}')
+        if pdu.itt == nop:
+            return seen
+        seen.append(pdu)
+
+
+@case
+def case_ffp_pool_hole_share_initiator(ctx):
+    """The share of ffp_pool_hole_share is an initiator's, over all its
+    sessions: with a 20 MiB pool (tcp_window.sh loads iscsi_xt so), an
+    8 MiB write past a CmdSN hole in one session holds its lines; in a
+    second session of the same initiator, an 8 MiB write past a hole of
+    its own is answered TASK SET FULL at once. A session of another
+    initiator (demo mode's ACL of its own) still has a share: its 8 MiB
+    write past its hole is held. Once each hole closes, the writes held
+    complete. Before, each session had a share of its own: one
+    initiator's 16 sessions could hold twice the pool behind holes."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    conns = []
+    for i, name in enumerate((ctx.initiator, ctx.initiator,
+                              ctx.initiator + '-other')):
+        conn = Connection(ctx.host, ctx.port, initiator=name)
+        conn.isid ^= 1 + i              # sessions, not reinstatements
+        conns.append(login_checked(conn, ctx.target, keys))
+        no_data(conn, bytes(6))         # a unit attention, if any
+    lines = pool_free_settled(pool_field('lines'))
+    data = [os.urandom(8 << 20) for _ in conns]
+    gaps, itts = [], []
+    for i, conn in enumerate(conns):
+        gaps.append(conn.take_cmdsn())
+        itts.append(conn.send_write(POOL_LBA + i * 16384, data[i]))
+        seen = answered_before_ping(conn)
+        if i == 1:
+            expect(len(seen) == 1 and seen[0].itt == itts[i] and
+                   seen[0].op == OP_SCSI_RSP and seen[0].scsi_status == 0x28,
+                   f"the same initiator's second session: {seen}, "
+                   'expected TASK SET FULL')
+        else:
+            expect(not seen, f'session {i + 1}, its write past the hole: '
+                   f'{seen}, expected it held')
+    held = lines - pool_free()
+    expect(held <= 2 * 257, f'{held} lines held behind the holes, two '
+           '8 MiB writes take 512')
+    for i, conn in enumerate(conns):
+        tur = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, tur, 0, gaps[i], conn.expstatsn,
+                               bytes(6)))
+        # The held write's R2T may come before the TUR's response.
+        want = {tur: OP_SCSI_RSP} if i == 1 else {tur: OP_SCSI_RSP,
+                                                   itts[i]: OP_R2T}
+        seen = {}
+        while len(seen) < len(want):
+            pdu = conn.recv_pdu()
+            expect(pdu is not None and want.get(pdu.itt) == pdu.op and
+                   pdu.itt not in seen,
+                   f'session {i + 1}, once its hole closed: {pdu}')
+            seen[pdu.itt] = pdu
+        good(seen[tur], 'the TEST UNIT READY that closes the hole')
+        if i == 1:
+            continue
+        conn.answer_r2t(seen[itts[i]], data[i])
+        good(conn.finish_writes({itts[i]: data[i]})[itts[i]],
+             f'the write of session {i + 1}')
+        read_back(conn, POOL_LBA + i * 16384, data[i])
+    for conn in conns:
+        conn.logout()
+    free = pool_free_settled(lines)
+    expect(free == lines, f'{free} of {lines} lines free at the end')
+    return (f'{held} lines held behind the holes of 3 sessions, 2 '
+            "initiators: the same initiator's second write TASK SET FULL")
+
+
 @case
 def case_ffp_pool_waits_in_turn(ctx):
     """Commands that find the cache-line pool short wait in turn, across

@@ -32,7 +32,10 @@
 # and another session's 8 MiB write goes through. Three 8 MiB writes
 # past a CmdSN hole hold the lines of one only (an eighth of the pool,
 # at least one maximal command); the two others are answered TASK SET
-# FULL at once, and the first completes once the hole closes. Commands
+# FULL at once, and the first completes once the hole closes. The share
+# is the initiator's: in a second session of the same initiator an 8 MiB
+# write past a hole of its own is answered TASK SET FULL, while another
+# initiator's is held; both held ones complete. Commands
 # of other sessions that find the pool short wait in turn: a 4 KiB write
 # does not overtake a 1 MiB one that waits before it. The session's
 # statistics count each SCSI Command PDU once however often the pool put
@@ -149,7 +152,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 25
+ixt_begin 26
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -240,7 +243,7 @@ ixt_check "once the writes are done, the pool's pressure lifts its cap" \
 	ixt_wait 3 eval '[ "$(sess_field cap)" = "$depth" ]'
 logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
-	ffp_pool_hole_share ffp_pool_waits_in_turn \
+	ffp_pool_hole_share ffp_pool_hole_share_initiator ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
 	ffp_window_reopens ffp_window_immediate ffp_r2t_queue_bound
 ixt_check "the kernel log says why the write was refused" \
