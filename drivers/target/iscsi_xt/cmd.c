@@ -635,10 +635,16 @@ static void ixt_cmd_zero_buf(struct bio_vec *bvec, u32 len)
 	}
 }
 
-/* Whether the backend writes every byte of @se_cmd's read buffer. */
+/*
+ * Whether the backend writes every byte of @se_cmd's read buffer. Not
+ * the TPG's virtual LUN 0, which the core gives a session whose ACL maps
+ * no LUN 0: a ramdisk with rd_nullio=1, whose READs complete GOOD
+ * without a byte written.
+ */
 static bool ixt_cmd_backend_fills(const struct se_cmd *se_cmd)
 {
-	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB))
+	if (!(se_cmd->se_cmd_flags & SCF_SCSI_DATA_CDB) ||
+	    se_cmd->se_lun == se_cmd->se_sess->se_tpg->tpg_virt_lun0)
 		return false;
 	switch (se_cmd->t_task_cdb[0]) {
 	case READ_6:
@@ -674,7 +680,9 @@ static bool ixt_cmd_backend_fills(const struct se_cmd *se_cmd)
  * allocates for such commands in transport_generic_new_cmd(); the core
  * skips that for a fabric's own buffer (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC).
  * A READ's buffer is not zeroed: its backend fills it whole (see
- * Documentation/design.rst for the null devices that do not). READ is
+ * Documentation/design.rst for the null devices that do not), but for
+ * the core's virtual LUN 0, one of them, which the initiator reaches by
+ * itself. READ is
  * its opcode, not SCF_SCSI_DATA_CDB: the core marks COMPARE AND WRITE a
  * data CDB too, and one sent with R=1 and W=0 runs at once, comparing
  * the block with lines nobody wrote for it; its MISCOMPARE offset would

@@ -15,7 +15,10 @@ Expected Data Transfer Length; it is sent --rounds times, in turn with the
 other cases. Every byte b receives is compared with the marker: a case
 fails on the first 8 bytes equal to the magic, at any offset.
 compare_and_write_read, a COMPARE AND WRITE sent as a read, compares a
-block b wrote with the marker: it must be compared with zeroes. The case
+block b wrote with the marker: it must be compared with zeroes. The
+virt_lun0 cases are initiator c's (--initiator-c, an ACL that maps no
+LUN): its LUN 0 is the target core's virtual LUN 0, a ramdisk that
+completes READs without writing a byte of their buffer. The case
 marker_written reads a's marker back, proving that it is in the lines.
 Over TCP (ixt_iscsi.py) or over iSER (ixt_iser_raw.py, pyverbs: its
 Data-In lands in a buffer filled with 0xee first). Prints "ok CASE: ..."
@@ -100,7 +103,14 @@ COMMANDS = {
     # once, without Data-Out (see caw_verdict()).
     'compare_and_write_read': (struct.pack('>BBQ3xB2x', 0x89, 0, CAW_LBA, 1),
                                2 * BLOCK),
+    # c's: READs of the virtual LUN 0, its 64 blocks (8 pages, rd_nullio).
+    'virt_lun0_read10': (struct.pack('>BBIBHB', 0x28, 0, 0, 0, 64, 0),
+                         64 * BLOCK),
+    'virt_lun0_read16': (struct.pack('>BBQIBB', 0x88, 0, 0, 64, 0, 0),
+                         64 * BLOCK),
 }
+# The cases initiator c sends.
+VIRT_LUN0 = ('virt_lun0_read10', 'virt_lun0_read16')
 
 
 def tcp_read(conn, cdb, edtl):
@@ -158,6 +168,8 @@ class Tenants:
             self.read = tcp_read
         self.a = self.login(ctx.initiator_a)
         self.b = self.login(ctx.initiator_b)
+        self.c = (self.login(ctx.initiator_c)
+                  if set(VIRT_LUN0) & set(ctx.cases) else None)
         self.marker = MAGIC * (MIB // len(MAGIC))
         self.lba = 0
         self.written = 0
@@ -179,7 +191,9 @@ class Tenants:
         self.written += MIB
 
     def close(self):
-        for conn in (self.a, self.b):
+        for conn in (self.a, self.b, self.c):
+            if not conn:
+                continue
             conn.logout()
             conn.close()
 
@@ -243,7 +257,8 @@ def run(ctx):
             if name in SETUP:
                 SETUP[name](t)
             t.write_marker()
-            status, data, flags, resid, sense = t.read(t.b, cdb, edtl)
+            status, data, flags, resid, sense = t.read(
+                t.c if name in VIRT_LUN0 else t.b, cdb, edtl)
             s = seen[name]
             s[0] += len(data)
             s[1] += status == 0
@@ -284,6 +299,7 @@ def main():
     ap.add_argument('--transport', choices=('tcp', 'iser'), default='tcp')
     ap.add_argument('--initiator-a', default='iqn.2026-11.org.example:ixt-tenant-a')
     ap.add_argument('--initiator-b', default='iqn.2026-11.org.example:ixt-tenant-b')
+    ap.add_argument('--initiator-c', default='iqn.2026-11.org.example:ixt-tenant-c')
     ap.add_argument('--rounds', type=int, default=2)
     ap.add_argument('--list', action='store_true')
     ap.add_argument('cases', nargs='*', metavar='CASE')

@@ -20,14 +20,18 @@
 # allocation length its CDB takes up to 1 MiB and as much Expected Data
 # Transfer Length (MaxBurstLength 1 MiB), a 1 MiB READ(10) of b's LUN,
 # and a COMPARE AND WRITE sent with R=1 and W=0 of a block b filled with
-# the marker, twice each: a writes 57 MiB per transport, three times the
-# pool. Not one 8-byte stretch b receives equals the magic (before the
-# fix, RECEIVE COPY RESULTS sent it from its second page on), and the
-# COMPARE AND WRITE answers MISCOMPARE at offset 0: it compared the block
-# with zeroes, not with a's lines (before, GOOD, and a's marker sent). Over TCP and over iSER (the raw
-# clients ixt_iscsi.py and ixt_iser_raw.py driven by ixt_isolation.py;
-# the iSER half SKIPs when the iSER transport, an RDMA device or pyverbs
-# is missing). Afterwards every cache line is back in the pool and the
+# the marker, twice each, and READ(10) and READ(16) of LUN 0 from
+# initiator c, whose ACL maps no LUN: the target core's virtual LUN 0, a
+# ramdisk with rd_nullio=1 that completes a READ without writing its
+# buffer. a writes 61 MiB per transport, three times the pool. Not one
+# 8-byte stretch b or c receives equals the magic (before the fixes,
+# RECEIVE COPY RESULTS sent it from its second page on, and c's READs
+# sent the lines as a left them), and the COMPARE AND WRITE answers
+# MISCOMPARE at offset 0: it compared the block with zeroes, not with
+# a's lines (before, GOOD, and a's marker sent). Over TCP and over iSER
+# (the raw clients ixt_iscsi.py and ixt_iser_raw.py driven by
+# ixt_isolation.py; the iSER half SKIPs when the iSER transport, an RDMA
+# device or pyverbs is missing). Afterwards every cache line is back in the pool and the
 # target unloads.
 
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +49,7 @@ rd_a=$IXT_CFS/core/rd_mcp_93/ixt_tenant_a
 rd_b=$IXT_CFS/core/rd_mcp_93/ixt_tenant_b
 ini_a=iqn.2026-11.org.example:ixt-tenant-a
 ini_b=iqn.2026-11.org.example:ixt-tenant-b
+ini_c=iqn.2026-11.org.example:ixt-tenant-c
 mapfile -t cases < <(python3 "$ixt_libdir/ixt_isolation.py" --list)
 
 trap ixt_cleanup EXIT
@@ -55,7 +60,8 @@ raw_client=tcp
 raw() {
 	raw_out=$(cd "$ixt_libdir" && timeout $((600 * IXT_SLOW)) "$ixt_py" ixt_isolation.py \
 		--target "$tgt" --host "$IXT_ADDR4_T" --transport "$raw_client" \
-		--initiator-a "$ini_a" --initiator-b "$ini_b" --rounds 2 "$@" 2>&1)
+		--initiator-a "$ini_a" --initiator-b "$ini_b" --initiator-c "$ini_c" \
+		--rounds 2 "$@" 2>&1)
 }
 
 # acl INITIATOR LUN: INITIATOR's ACL, its LUN 0 the TPG's LUN.
@@ -80,7 +86,7 @@ ktap_print_msg "pool: $(tr '\n' ' ' </sys/kernel/debug/iscsi_xt/pool)"
 		ixt_demo_tpg "$tpg" "$portal" &&
 		echo 0 >"$tpg/attrib/generate_node_acls" &&
 		echo 1048576 >"$tpg/param/MaxBurstLength" &&
-		acl "$ini_a" 0 && acl "$ini_b" 1
+		acl "$ini_a" 0 && acl "$ini_b" 1 && mkdir "$tpg/acls/$ini_c"
 } || ktap_exit_fail_msg "cannot configure the target"
 
 ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
