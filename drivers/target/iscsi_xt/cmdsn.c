@@ -42,6 +42,9 @@
 #include "iscsi_xt.h"
 #include "session.h"
 
+/* Data of requests other than SCSI Commands a session holds past holes. */
+#define IXT_CMDSN_HELD_BYTES	(256 * 1024)
+
 /* Kinds of what the queue counts per hole. */
 enum {
 	IXT_CMDSN_SCSI,
@@ -196,7 +199,15 @@ void ixt_cmdsn_hole_detach(struct ixt_sess *sess)
 
 /*
  * Holds a copy of an early request; false if it cannot be held: a
- * duplicate, or no memory, which closes the connection.
+ * duplicate; no memory, or more data than a session may hold past its
+ * holes, either of which closes the connection.
+ *
+ * The data of NOP-Outs and Text Requests is copied here: the window
+ * bounds how many requests wait, not their bytes, and 63 pings of 256 KiB
+ * would keep 16 MiB for as long as the hole stays open. A session holds
+ * IXT_CMDSN_HELD_BYTES of such data at most (at least one PDU of the
+ * default 256 KiB limit); past that, nothing at ErrorRecoveryLevel 0
+ * could take the request's CmdSN, and the connection ends.
  */
 static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 			   u32 sn)
@@ -207,6 +218,13 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	struct ixt_cmdsn_held *h;
 	int ret;
 
+	if (len > IXT_CMDSN_HELD_BYTES - sess->held_bytes) {
+		pr_warn_ratelimited("%s: %u bytes of requests past a CmdSN hole, more than %u: closing the connection\n",
+				    sess->initiator, sess->held_bytes + len,
+				    IXT_CMDSN_HELD_BYTES);
+		ixt_conn_close(conn);
+		return false;
+	}
 	h = ixt_fault(IXT_FAULT_CMDSN_HELD) ? NULL :
 	    kmalloc(struct_size(h, data, len), GFP_KERNEL);
 	if (!h) {
@@ -232,6 +250,7 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 		return false;
 	}
 	conn->cmdsn_held++;
+	sess->held_bytes += len;
 	return true;
 }
 
@@ -239,6 +258,8 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 static void ixt_cmdsn_unhold(struct ixt_sess *sess, struct ixt_cmdsn_held *h,
 			     bool deliver)
 {
+	if (h->pdu.data)
+		sess->held_bytes -= h->pdu.dlength;
 	if (h->conn) {
 		h->conn->cmdsn_held--;
 		if (deliver && !h->aborted && !ixt_conn_closing(h->conn))

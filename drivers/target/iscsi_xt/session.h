@@ -64,6 +64,8 @@ struct se_session;
  *	(ixt_cmdsn_hole_detach()), so that a command dropped later touches
  *	no ACL.
  * @hole_lines: the session's part of @hole_nacl's count; under @rx_lock.
+ * @held_bytes: the data of the requests other than SCSI Commands held in
+ *	@cmdsn_q (cmdsn.c); under @rx_lock.
  * @hole_stamp: jiffies when @cmdsn_q last began to hold requests, or
  *	ExpCmdSN last moved while it held some; written under @rx_lock,
  *	read by the watchdog with READ_ONCE().
@@ -111,6 +113,7 @@ struct ixt_sess {
 	struct ixt_snq_node **cmdsn_slots;
 	struct ixt_node_acl *hole_nacl;
 	u32 hole_lines;
+	u32 held_bytes;
 	unsigned long hole_stamp;
 	u32 cmdsn_depth;
 	u32 max_cmd_sn;

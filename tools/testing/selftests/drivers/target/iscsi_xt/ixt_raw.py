@@ -876,6 +876,45 @@ def case_ffp_pool_hole_share_initiator(ctx):
 
 
 @case
+def case_ffp_hole_ping_data(ctx):
+    """A session holds 256 KiB of the data of NOP-Outs and Text Requests
+    past its CmdSN holes (copies: the window bounds their number, not
+    their bytes): four 64 KiB pings past a hole are held, and echoed in
+    CmdSN order, each with its data, once the hole closes; past a second
+    hole, four more are held and the fifth closes the connection, with a
+    log line. Before, 63 pings of 256 KiB held 16 MiB a session."""
+    conn = logged_in(ctx, op_keys(MaxRecvDataSegmentLength='262144'))
+    expect(conn.target_mrdsl >= 65536,
+           f"the target's MaxRecvDataSegmentLength {conn.target_mrdsl}")
+    for closing in (False, True):
+        gap = conn.take_cmdsn()
+        pings = {}
+        log = kmsg_mark() if closing else None
+        for _ in range(5 if closing else 4):
+            itt, data = conn.next_itt(), os.urandom(65536)
+            conn.send_pdu(nop_out(itt, conn.take_cmdsn(), conn.expstatsn),
+                          data)
+            pings[itt] = data
+        if closing:
+            break
+        seen = answered_before_ping(conn)
+        expect(not seen, f'with the hole open: {seen}, expected all held')
+        first = conn.next_itt()
+        conn.send_pdu(nop_out(first, gap, conn.expstatsn))
+        for itt in [first] + list(pings):
+            pdu = conn.recv_expect(OP_NOP_IN, itt)
+            expect(pdu.data == pings.get(itt, b''),
+                   f'the echo of ITT 0x{itt:08x}: {len(pdu.data)} bytes, '
+                   'not its ping data')
+    conn.expect_closed(ANSWER_SECS)
+    said = [ln for _, ln in kmsg_since(log)
+            if 'bytes of requests past a CmdSN hole' in ln]
+    expect(said, 'no log line says why the connection closed')
+    return (f'4 x 64 KiB pings held and echoed in order; the fifth past a '
+            f'hole closed the connection: {said[0]}')
+
+
+@case
 def case_ffp_pool_waits_in_turn(ctx):
     """Commands that find the cache-line pool short wait in turn, across
     sessions. A first session's four writes (1, 8, 8 and 2.5 MiB) wait for

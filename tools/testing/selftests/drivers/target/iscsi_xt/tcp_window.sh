@@ -35,7 +35,11 @@
 # FULL at once, and the first completes once the hole closes. The share
 # is the initiator's: in a second session of the same initiator an 8 MiB
 # write past a hole of its own is answered TASK SET FULL, while another
-# initiator's is held; both held ones complete. Commands
+# initiator's is held; both held ones complete. The data of NOP-Outs
+# past a hole, which the target copies, is bounded too: four 64 KiB
+# pings are held and echoed in order once the hole closes, and past a
+# second hole the fifth closes the connection (256 KiB a session).
+# Commands
 # of other sessions that find the pool short wait in turn: a 4 KiB write
 # does not overtake a 1 MiB one that waits before it. The session's
 # statistics count each SCSI Command PDU once however often the pool put
@@ -152,7 +156,7 @@ teardown() {
 	ixt_unload
 }
 
-ixt_begin 26
+ixt_begin 27
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -243,7 +247,8 @@ ixt_check "once the writes are done, the pool's pressure lifts its cap" \
 	ixt_wait 3 eval '[ "$(sess_field cap)" = "$depth" ]'
 logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
-	ffp_pool_hole_share ffp_pool_hole_share_initiator ffp_pool_waits_in_turn \
+	ffp_pool_hole_share ffp_pool_hole_share_initiator ffp_hole_ping_data \
+	ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
 	ffp_window_reopens ffp_window_immediate ffp_r2t_queue_bound
 ixt_check "the kernel log says why the write was refused" \
