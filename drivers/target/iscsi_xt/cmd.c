@@ -971,6 +971,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 		off += n;
 	} while (!last);
 
+	if (rdma)
+		ixt_fault_stall(IXT_STALL_DATA_IN);
 	return status ? 0 : ixt_queue_status(se_cmd);
 }
 

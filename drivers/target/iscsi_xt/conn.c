@@ -444,6 +444,7 @@ int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	    ixt_pdu_opcode(&pdu->hdr) != ISCSI_OP_SCSI_DATA_OUT &&
 	    ixt_conn_tx_full(conn))
 		return -EAGAIN;
+	ixt_fault_stall(IXT_STALL_RX_HDR);
 	if (conn->state != IXT_CONN_FULL_FEATURE || pdu->reject)
 		return 0;
 	mutex_lock(&sess->rx_lock);

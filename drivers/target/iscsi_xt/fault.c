@@ -12,6 +12,11 @@
  *   count     the allocations counted since the last write to fail.
  *   injected  the failures injected since the module loaded.
  *   sites     one line per site: its name, allocations, failures.
+ *   stall     write "MS SITE": the next pass through stall site SITE
+ *             (rx_hdr, data_in, iser_tx_stop) sleeps MS milliseconds;
+ *             "0 SITE" disarms it.
+ *             Reads back one line per stall site: its name and the
+ *             milliseconds armed.
  *
  * The module parameters fault_nth and fault_site arm it the same way
  * before the module's own init allocates.
@@ -28,6 +33,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -102,6 +108,16 @@ static const char *const ixt_fault_names[IXT_FAULT_NR] = {
 	[IXT_FAULT_ISER_XFER_PIECES]	= "iser_xfer_pieces",
 };
 
+/* The stall sites' names. */
+static const char *const ixt_stall_names[IXT_STALL_NR] = {
+	[IXT_STALL_RX_HDR]		= "rx_hdr",
+	[IXT_STALL_DATA_IN]		= "data_in",
+	[IXT_STALL_ISER_TX_STOP]	= "iser_tx_stop",
+};
+
+/* Milliseconds the next pass through each stall site sleeps; 0: none. */
+static atomic_t ixt_stall_ms[IXT_STALL_NR];
+
 static DEFINE_MUTEX(ixt_fault_mutex);
 /* The allocation to fail, counted from the last arming; 0: none. */
 static atomic_t ixt_fault_nth;
@@ -156,6 +172,78 @@ bool ixt_fault(enum ixt_fault_site site)
 	return true;
 }
 EXPORT_SYMBOL_GPL(ixt_fault);
+
+/**
+ * ixt_fault_stall() - wait here if a test asked for it
+ * @site: the site.
+ *
+ * Sleeps for what fault/stall armed at @site, once: the first caller to
+ * pass disarms it.
+ *
+ * Context: Process context; may sleep when armed.
+ */
+void ixt_fault_stall(enum ixt_stall_site site)
+{
+	int ms;
+
+	if (WARN_ON_ONCE(site >= IXT_STALL_NR) ||
+	    !atomic_read(&ixt_stall_ms[site]))
+		return;
+	ms = atomic_xchg(&ixt_stall_ms[site], 0);
+	if (!ms)
+		return;
+	pr_info("fault: stalling %d ms at %s\n", ms, ixt_stall_names[site]);
+	msleep(ms);
+}
+EXPORT_SYMBOL_GPL(ixt_fault_stall);
+
+static ssize_t ixt_fault_stall_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	char buf[64], name[48];
+	unsigned int ms;
+	int i;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %47s", &ms, name) != 2 || ms > 60000)
+		return -EINVAL;
+	for (i = 0; i < IXT_STALL_NR; i++) {
+		if (!strcmp(name, ixt_stall_names[i])) {
+			atomic_set(&ixt_stall_ms[i], ms);
+			return len;
+		}
+	}
+	return -EINVAL;
+}
+
+static int ixt_fault_stall_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < IXT_STALL_NR; i++)
+		seq_printf(m, "%s %d\n", ixt_stall_names[i],
+			   atomic_read(&ixt_stall_ms[i]));
+	return 0;
+}
+
+static int ixt_fault_stall_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ixt_fault_stall_show, NULL);
+}
+
+static const struct file_operations ixt_fault_stall_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ixt_fault_stall_open,
+	.read		= seq_read,
+	.write		= ixt_fault_stall_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static int ixt_fault_lookup(const char *name)
 {
@@ -289,4 +377,5 @@ void ixt_fault_debugfs_init(void)
 	debugfs_create_file_unsafe("injected", 0400, dir, &ixt_fault_injected,
 				   &ixt_fault_atomic_fops);
 	debugfs_create_file("sites", 0400, dir, NULL, &ixt_fault_sites_fops);
+	debugfs_create_file("stall", 0600, dir, NULL, &ixt_fault_stall_fops);
 }

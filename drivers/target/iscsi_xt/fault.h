@@ -3,8 +3,9 @@
  * iscsi_xt: allocation fault injection. Each allocation of iscsi_xt and
  * iscsi_xt_iser is a named site; built with IXT_FAULT_INJECT=1 (make
  * kselftest), ixt_fault() says whether the allocation at a site must fail,
- * as armed through /sys/kernel/debug/iscsi_xt/fault/. Without the option
- * ixt_fault() is a constant false and the sites compile to what they were.
+ * as armed through /sys/kernel/debug/iscsi_xt/fault/, and ixt_fault_stall()
+ * makes a path wait at a named place once. Without the option both are
+ * empty and the sites compile to what they were.
  */
 #ifndef _ISCSI_XT_FAULT_H
 #define _ISCSI_XT_FAULT_H
@@ -154,8 +155,30 @@ enum ixt_fault_site {
 	IXT_FAULT_NR
 };
 
+/**
+ * enum ixt_stall_site - where a test may make a path wait, once
+ * @IXT_STALL_RX_HDR: conn.c, ixt_conn_rx_hdr(): a receive path with a
+ *	header in, before it looks at its connection's state.
+ * @IXT_STALL_DATA_IN: cmd.c, ixt_queue_data_in(): over RDMA, a read's
+ *	Data-In queued, its response not yet.
+ * @IXT_STALL_ISER_TX_STOP: iser_conn.c, ixt_iser_shutdown(): the queue
+ *	pair drained, what waits to be sent not yet freed.
+ * @IXT_STALL_NR: number of sites; not a site.
+ *
+ * A stall widens a race window the tests cannot hit otherwise: armed
+ * through /sys/kernel/debug/iscsi_xt/fault/stall, the next pass through
+ * the site sleeps that long.
+ */
+enum ixt_stall_site {
+	IXT_STALL_RX_HDR,
+	IXT_STALL_DATA_IN,
+	IXT_STALL_ISER_TX_STOP,
+	IXT_STALL_NR
+};
+
 #ifdef IXT_FAULT_INJECT
 bool ixt_fault(enum ixt_fault_site site);
+void ixt_fault_stall(enum ixt_stall_site site);
 int ixt_fault_init(void);
 void ixt_fault_debugfs_init(void);
 #else
@@ -171,6 +194,17 @@ static inline bool ixt_fault(enum ixt_fault_site site)
 {
 	(void)site;
 	return false;
+}
+
+/**
+ * ixt_fault_stall() - wait here if a test asked for it
+ * @site: the site.
+ *
+ * Without IXT_FAULT_INJECT: never, at no cost.
+ */
+static inline void ixt_fault_stall(enum ixt_stall_site site)
+{
+	(void)site;
 }
 
 static inline int ixt_fault_init(void)

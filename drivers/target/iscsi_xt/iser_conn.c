@@ -607,6 +607,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
 	}
 	if (!done)
 		ixt_iser_qp_abandon(ic);
+	ixt_fault_stall(IXT_STALL_ISER_TX_STOP);
 	ixt_iser_tx_stop(ic);
 }
 
