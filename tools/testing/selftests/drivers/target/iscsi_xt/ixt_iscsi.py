@@ -647,6 +647,17 @@ def pool_free():
     return pool_field('free')
 
 
+def pool_free_settled(lines):
+    """The pool's free lines once they are @lines, or after 2 s: what
+    the release paths give back may trail the answers by a moment."""
+    for _ in range(20):
+        free = pool_free()
+        if free == lines:
+            break
+        time.sleep(0.1)
+    return free
+
+
 # The kernel log, for the cases that run in the target's own VM.
 
 def kmsg_mark():
@@ -690,6 +701,25 @@ class Unread(Connection):
 
 
 # What the raw initiators' cases share.
+
+def slab_checked(fd):
+    """Has SLUB check every kmalloc cache, free objects included (what
+    slub_debug=P poisoned when freed must be intact), and fails on what it,
+    or anything since kmsg_mark() gave @fd, logged: a write into freed
+    memory shows as "Poison overwritten", a KFENCE report or an Oops."""
+    base = '/sys/kernel/slab'
+    for name in sorted(os.listdir(base)):
+        if name.startswith('kmalloc-') and name[8:9].isdigit():
+            try:
+                with open(f'{base}/{name}/validate', 'w') as f:
+                    f.write('1')
+            except OSError:
+                pass                    # no SLUB debugging: logs only
+    bad = [ln.strip() for _, ln in kmsg_since(fd)
+           if any(w in ln for w in ('BUG', 'Poison', 'KFENCE', 'Oops',
+                                    'general protection', 'WARNING'))]
+    expect(not bad, f'the kernel logged: {bad[:3]}')
+
 
 def login_checked(conn, target, keys=None, **want):
     """Logs @conn in to @target offering @keys; the negotiation must give

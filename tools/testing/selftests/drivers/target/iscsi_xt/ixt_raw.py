@@ -40,7 +40,7 @@ from ixt_iscsi import (
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, kmsg_mark, kmsg_since,
     login_checked, no_data, nop_logout, pattern_kept, pool_field, pool_free,
-    read_back, Unread)
+    pool_free_settled, read_back, slab_checked, Unread)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -697,17 +697,6 @@ def abort_task(conn, itt, cmdsn):
     conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, cmdsn))
     rsp = conn.recv_expect(OP_TMF_RSP, tmf)
     expect(rsp.response == 0, f'TMF Response {rsp.response}, expected 0')
-
-
-def pool_free_settled(lines):
-    """The pool's free lines once they are @lines, or after 2 s: what
-    the release paths give back may trail the answers by a moment."""
-    for _ in range(20):
-        free = pool_free()
-        if free == lines:
-            break
-        time.sleep(0.1)
-    return free
 
 
 @case
@@ -2030,25 +2019,6 @@ def case_mcs_abort_across(ctx):
         b.expect_closed(5.0)
         return 'ABORT TASK and LUN RESET across connections: Function complete'
     return lun_unchanged(ctx, body)
-
-
-def slab_checked(fd):
-    """Has SLUB check every kmalloc cache, free objects included (what
-    slub_debug=P poisoned when freed must be intact), and fails on what it,
-    or anything since kmsg_mark() gave @fd, logged: a write into freed
-    memory shows as "Poison overwritten", a KFENCE report or an Oops."""
-    base = '/sys/kernel/slab'
-    for name in sorted(os.listdir(base)):
-        if name.startswith('kmalloc-') and name[8:9].isdigit():
-            try:
-                with open(f'{base}/{name}/validate', 'w') as f:
-                    f.write('1')
-            except OSError:
-                pass                    # no SLUB debugging: logs only
-    bad = [ln.strip() for _, ln in kmsg_since(fd)
-           if any(w in ln for w in ('BUG', 'Poison', 'KFENCE', 'Oops',
-                                    'general protection', 'WARNING'))]
-    expect(not bad, f'the kernel logged: {bad[:3]}')
 
 
 @case
