@@ -437,7 +437,7 @@ void ixt_conn_fail(struct ixt_conn *conn, const struct iscsi_hdr *hdr,
 int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 {
 	struct ixt_sess *sess = conn->sess;
-	int ret;
+	int state, ret;
 
 	/* A command waiting in the pool's queue keeps its turn there. */
 	if (!conn->pool_wait &&
@@ -445,11 +445,28 @@ int ixt_conn_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	    ixt_conn_tx_full(conn))
 		return -EAGAIN;
 	ixt_fault_stall(IXT_STALL_RX_HDR);
-	if (conn->state != IXT_CONN_FULL_FEATURE || pdu->reject)
+	state = READ_ONCE(conn->state);
+	if (state == IXT_CONN_LOGIN || pdu->reject)
 		return 0;
-	mutex_lock(&sess->rx_lock);
-	ret = ixt_sess_rx_hdr(conn, pdu);
-	mutex_unlock(&sess->rx_lock);
+	ret = 0;
+	if (state == IXT_CONN_FULL_FEATURE) {
+		mutex_lock(&sess->rx_lock);
+		/*
+		 * A Logout of this connection held behind a CmdSN hole ends
+		 * its full feature phase when another connection's receive
+		 * path closes the hole, under rx_lock, maybe since this one
+		 * looked above.
+		 */
+		state = conn->state;
+		if (state == IXT_CONN_FULL_FEATURE)
+			ret = ixt_sess_rx_hdr(conn, pdu);
+		mutex_unlock(&sess->rx_lock);
+	}
+	/* Nothing read after a Logout Response is acted on. */
+	if (state != IXT_CONN_FULL_FEATURE) {
+		pdu->discard = true;
+		pdu->ignore = true;
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ixt_conn_rx_hdr);
@@ -840,6 +857,7 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 	conn->login_start = jiffies;
 	INIT_LIST_HEAD(&conn->unsol_cmds);
 	INIT_LIST_HEAD(&conn->dout_wait);
+	INIT_LIST_HEAD(&conn->dout_age);
 	INIT_LIST_HEAD(&conn->r2t_later);
 	INIT_LIST_HEAD(&conn->sess_entry);
 	ixt_pool_waiter_init(&conn->pool_waiter, ixt_conn_pool_wake);

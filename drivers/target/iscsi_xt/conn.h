@@ -57,8 +57,10 @@ struct ixt_reqbuf {
  * @ops: the transport's ops.
  * @xprt: the transport, for the cache of its commands.
  * @entry: link in the list of all connections (module exit closes them).
- * @state: &enum ixt_conn_state; written only by the receive path,
- *	read anywhere with READ_ONCE().
+ * @state: &enum ixt_conn_state; written only by the receive path (in
+ *	full feature phase under the session's rx_lock, and maybe by
+ *	another connection's: a held Logout, see below), read anywhere
+ *	with READ_ONCE().
  *
  * "Receive path" below means the transport's rx work, which calls every
  * core receive function, and in full feature phase holds the session's

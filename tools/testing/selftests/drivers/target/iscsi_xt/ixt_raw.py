@@ -56,6 +56,9 @@ WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
 REOPEN_LBA = 114712     # ffp_window_reopens: a window of 4 KiB writes, up to 1 MiB
 TURN_LBA = POOL_LBA     # ffp_pool_waits_in_turn: 19.5 MiB, then 1 MiB and 4 KiB
 
+# Where fault.c's knobs are (a module built with IXT_FAULT_INJECT=1).
+FAULT = '/sys/kernel/debug/iscsi_xt/fault'
+
 # Negotiated keys the cases below ask for.
 UNORDERED = op_keys(DataPDUInOrder='No')
 UNSOL = op_keys(InitialR2T='No', ImmediateData='Yes', FirstBurstLength='16384')
@@ -2114,6 +2117,50 @@ def case_mcs_held_nop_reset(ctx):
     slab_checked(log)
     return 'session failed, nothing written to freed memory; ' + \
         case_login_logout(ctx)
+
+
+@case
+def case_mcs_held_logout_other_conn(ctx):
+    """Two connections of one session: a Logout of the first, sent on the
+    first with CmdSN n+1, is held behind the hole at n; the first's
+    receive path is made to wait (fault/stall, rx_hdr) with an immediate
+    TEST UNIT READY just read; meanwhile a NOP-Out with CmdSN n on the
+    second closes the hole, which delivers the Logout. The TUR, read
+    after the Logout Response was queued, is dropped unanswered (RFC 7143
+    11.14: nothing after the Logout counts): the first gets the Logout
+    Response and is closed; the second goes on; the kernel logs
+    nothing."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    b = joined(ctx, a, MCS, 1)
+    b.itt = 0x10000
+    log = kmsg_mark()
+    n = a.cmdsn
+    n1 = (n + 1) & 0xffffffff
+    out = a.next_itt()
+    req = bytearray(logout_req(out, n1, a.expstatsn, reason=1, cid=0))
+    req[0] &= ~0x40                     # not immediate: it waits its turn
+    a.send_pdu(bytes(req))
+    pdu = a.poll_pdu(0.3)
+    expect(pdu is None, f'for the Logout held behind CmdSN 0x{n:08x}: {pdu}')
+    with open(f'{FAULT}/stall', 'w') as f:
+        f.write('1000 rx_hdr')
+    tur = a.next_itt()
+    a.send_pdu(scsi_cmd(F_FINAL, tur, 0, (n + 2) & 0xffffffff, a.expstatsn,
+                        bytes(6), imm=True))
+    time.sleep(0.2)                     # the first waits with the TUR read
+    nop = b.next_itt()
+    b.send_pdu(nop_out(nop, n, b.expstatsn))
+    b.recv_expect(OP_NOP_IN, nop)
+    rsp = a.recv_expect(OP_LOGOUT_RSP, out)
+    expect(rsp.response == 0, f'Logout Response {rsp.response}')
+    a.expect_closed(5.0)
+    b.cmdsn = (n + 2) & 0xffffffff
+    b.nop()
+    time.sleep(1)                       # the stall is over
+    slab_checked(log)
+    b.logout()
+    return 'the Logout delivered from the second connection; ' \
+        'the TUR read after it dropped'
 
 
 @case
