@@ -278,7 +278,7 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  *	by the receive path.
  * @nr_rx: receive buffers.
  * @tx_lock: protects @tx_queue, @rd_wait, @rd_posted, @tx_free, @sq_free, the
- *	credits, @tx_dead and the scratch arrays below; taken with
+ *	credits, @tx_dead, @tx_gone and the scratch arrays below; taken with
  *	spin_lock_bh().
  * @tx_queue: PDUs to send, in order; a Data-In stays at the head until
  *	its last RDMA WRITE is posted, and is not posted before a PDU (its
@@ -297,7 +297,12 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  * @sq_cr_nr: signaled work requests outstanding (posted, or being
  *	posted under @tx_lock, and not completed).
  * @sq_idle: woken when the last of them completes after @tx_dead is set.
- * @tx_dead: shutdown began: PDUs are freed, not sent.
+ * @tx_dead: shutdown began, or a post failed: nothing more is posted.
+ * @tx_gone: ixt_iser_tx_stop() ran: a PDU queued from now on is freed
+ *	at once. Until then one is queued even when nothing is posted any
+ *	more, and freed there in order, after the drain: a response
+ *	queued behind its Data-In frees the command, whose buffer that
+ *	Data-In maps and whose RDMA WRITEs may still be reading it.
  * @tx: the Send descriptors.
  * @credit_cqe: completion of an RDMA WRITE that ends a batch of a
  *	Data-In: it only gives slots back.
@@ -354,6 +359,7 @@ struct ixt_iser_conn {
 	u32 sq_cr_nr;
 	wait_queue_head_t sq_idle;
 	bool tx_dead;
+	bool tx_gone;
 	struct ixt_iser_tx *tx[IXT_ISER_NR_TX];
 	struct ib_cqe credit_cqe;
 	struct ib_cqe rd_cqe;

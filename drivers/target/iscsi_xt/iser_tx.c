@@ -646,8 +646,9 @@ out_dead:
 
 /*
  * Whether nothing more is posted: shutdown began, or the connection is
- * closing (a failed Data-In, say), when what is queued is freed unsent,
- * as over TCP: never the response of a read whose data did not go.
+ * closing (a failed Data-In, say), when what is queued is freed unsent
+ * by ixt_iser_tx_stop(), as over TCP: never the response of a read
+ * whose data did not go.
  */
 static bool ixt_iser_tx_stopped(struct ixt_iser_conn *ic)
 {
@@ -722,7 +723,10 @@ static int ixt_iser_data_in(struct ixt_iser_conn *ic, struct ixt_tx_pdu *pdu)
 	return ret;
 }
 
-/* Frees a PDU never posted, and what its transfer holds. */
+/*
+ * Frees a PDU never posted, and what its transfer holds: a Data-In
+ * before its command's response, which may free the command.
+ */
 static void ixt_iser_pdu_drop(struct ixt_iser_conn *ic,
 			      struct ixt_tx_pdu *pdu)
 {
@@ -735,6 +739,12 @@ static void ixt_iser_pdu_drop(struct ixt_iser_conn *ic,
  * ixt_iser_queue() - the transport's queue op
  * @conn: an iSER connection.
  * @pdu: the PDU; a Data-In of a whole read buffer goes as RDMA WRITEs.
+ *
+ * Once nothing more is posted, a PDU still joins the queue, which
+ * ixt_iser_tx_stop() frees in order once the queue pair is drained:
+ * were the response of a read freed here, its command would go while
+ * its Data-In waits on the queue, or its RDMA WRITEs still read the
+ * command's lines (@tx_gone).
  *
  * Context: Any context but hard IRQ; takes the connection's tx_lock.
  */
@@ -749,7 +759,7 @@ void ixt_iser_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 		return;
 	}
 	spin_lock_bh(&ic->tx_lock);
-	if (ixt_iser_tx_stopped(ic)) {
+	if (ic->tx_gone) {
 		spin_unlock_bh(&ic->tx_lock);
 		ixt_iser_pdu_drop(ic, pdu);
 		return;
@@ -954,8 +964,9 @@ void ixt_iser_sq_abandon(struct ixt_iser_conn *ic)
  * ixt_iser_tx_stop() - free what waits to be sent or fetched
  * @ic: the connection, its queue pair drained: no completion is to come.
  *
- * PDUs never posted are freed (a command's response lets the command
- * go); fetches never finished, posted or not, drop their command
+ * PDUs never posted are freed, in the order queued (a command's
+ * response lets the command go), and any queued from now on at once
+ * (@tx_gone); fetches never finished, posted or not, drop their command
  * reference.
  *
  * Context: Process context (the release work).
@@ -969,6 +980,7 @@ void ixt_iser_tx_stop(struct ixt_iser_conn *ic)
 
 	spin_lock_bh(&ic->tx_lock);
 	ic->tx_dead = true;
+	ic->tx_gone = true;
 	list_splice_init(&ic->tx_queue, &pdus);
 	list_splice_init(&ic->rd_wait, &xfers);
 	list_splice_init(&ic->rd_posted, &xfers);

@@ -64,9 +64,13 @@ enum ixt_tcp_recv_state {
  * @rx_pdu: the PDU being received.
  * @rx_hdr: the BHS, the AHSs and the header digest as received.
  * @rx_trailer: the padding and data digest of an in-place data segment.
- * @tx_lock: protects @tx_queue and @tx_dead.
+ * @tx_lock: protects @tx_queue, @tx_dead and @tx_gone.
  * @tx_queue: PDUs waiting to be sent.
- * @tx_dead: set at shutdown: queued PDUs are freed, not sent.
+ * @tx_dead: set at shutdown: queued PDUs are not sent, but freed.
+ * @tx_gone: set once the transmit work is stopped: a PDU queued from
+ *	then on is freed at once. Before, one waits on @tx_queue: the
+ *	response of a read lets its command, and its lines, go, which
+ *	@tx_cur, a Data-In of that read, may still be copying from.
  * @tx_cur: the PDU being sent, off @tx_queue; tx work only, like
  *	@tx_off and @tx_digest.
  * @tx_off: bytes of @tx_cur sent so far.
@@ -90,9 +94,10 @@ struct ixt_tcp_conn {
 	u8 rx_hdr[ISCSI_HDR_LEN + IXT_PDU_MAX_AHS_LEN + IXT_TCP_DIGEST_LEN];
 	u8 rx_trailer[ISCSI_PAD_LEN + IXT_TCP_DIGEST_LEN];
 
-	spinlock_t tx_lock;	/* protects tx_queue, tx_dead */
+	spinlock_t tx_lock;	/* protects tx_queue, tx_dead, tx_gone */
 	struct list_head tx_queue;
 	bool tx_dead;
+	bool tx_gone;
 	struct ixt_tx_pdu *tx_cur;
 	u32 tx_off;
 	struct {
@@ -625,13 +630,14 @@ static void ixt_tcp_queue(struct ixt_conn *conn, struct ixt_tx_pdu *pdu)
 	struct ixt_tcp_conn *tc = to_tcp_conn(conn);
 
 	spin_lock_bh(&tc->tx_lock);
-	if (tc->tx_dead) {
+	if (tc->tx_gone) {
 		spin_unlock_bh(&tc->tx_lock);
 		ixt_tx_pdu_free(pdu);
 		return;
 	}
 	list_add_tail(&pdu->entry, &tc->tx_queue);
-	queue_work(ixt_wq, &tc->tx_work);
+	if (!tc->tx_dead)
+		queue_work(ixt_wq, &tc->tx_work);
 	spin_unlock_bh(&tc->tx_lock);
 }
 
@@ -667,7 +673,6 @@ static void ixt_tcp_shutdown(struct ixt_conn *conn)
 	ixt_tcp_restore_callbacks(tc);
 	spin_lock_bh(&tc->tx_lock);
 	tc->tx_dead = true;
-	list_splice_init(&tc->tx_queue, &unsent);
 	spin_unlock_bh(&tc->tx_lock);
 	/*
 	 * The transmit work may resume the receive work (ixt_conn_tx_done());
@@ -687,6 +692,11 @@ static void ixt_tcp_shutdown(struct ixt_conn *conn)
 	sock_release(tc->sock);
 	tc->sock = NULL;
 
+	/* What was queued since is freed in order, @tx_cur first. */
+	spin_lock_bh(&tc->tx_lock);
+	tc->tx_gone = true;
+	list_splice_init(&tc->tx_queue, &unsent);
+	spin_unlock_bh(&tc->tx_lock);
 	if (tc->tx_cur)
 		ixt_tx_pdu_free(tc->tx_cur);
 	tc->tx_cur = NULL;

@@ -43,7 +43,7 @@ from ixt_iscsi import (
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
     expect, kmsg_mark, kmsg_since, login_flags, nop_out, op_keys, scsi_cmd,
     tmf_req, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
-    read_back)
+    read_back, slab_checked)
 
 # The iSER CM header (include/scsi/iser.h, RFC 7145).
 ISER_ZBVA_NOT_SUP, ISER_SEND_W_INV_NOT_SUP = 0x80, 0x40
@@ -1057,6 +1057,46 @@ def case_backlog_disconnect(ctx):
     n = fault_injected() - injected
     expect(n > 0, 'no cache line allocation failed: no backlog')
     return f'{BACKLOG_CUTS} connections cut, {n} with a backlog'
+
+
+def stall(ms, site):
+    """The next pass through fault.c's stall @site sleeps @ms ms."""
+    with open(f'{FAULT}/stall', 'w') as f:
+        f.write(f'{ms} {site}\n')
+
+
+@case
+def case_read_rsp_after_close(ctx):
+    """A 256 KiB READ whose response comes once the connection is going:
+    its Data-In queued, the target made to wait before the response
+    (stall data_in, 1.5 s) and again before its teardown frees what is
+    queued (stall iser_tx_stop, 3 s); the initiator disconnects in
+    between. The response, queued after the teardown began, must not be
+    freed at once, with its command, while the Data-In still waits on
+    the queue with the command's buffer mapped: SLUB finds no freed
+    object touched, the kernel logs no Oops, and the LUN reads back as
+    written."""
+    conn = logged_in(ctx)
+    data = os.urandom(512 * BLOCK)
+    good(conn.write(RW_LBA, data))
+    log = kmsg_mark()
+    stall(1500, 'data_in')
+    stall(3000, 'iser_tx_stop')
+    itt = conn.next_itt()
+    conn.send_pdu(scsi_cmd(F_FINAL | F_READ, itt, len(data),
+                           conn.take_cmdsn(), conn.expstatsn,
+                           cdb10(0x28, RW_LBA, 512)),
+                  ctrl=ctrl_hdr(rstag=conn.data_mr.rkey,
+                                rva=conn.data_mr.buf))
+    time.sleep(0.5)                     # its Data-In queued, the target waits
+    conn.close()
+    time.sleep(5)                       # both stalls over, the teardown done
+    slab_checked(log)
+    conn = logged_in(ctx)
+    read_back(conn, RW_LBA, data)
+    conn.logout()
+    return 'the response queued after the teardown began freed after ' \
+        'its Data-In'
 
 
 # The iSER module's receive buffers per connection, read when one is accepted.
