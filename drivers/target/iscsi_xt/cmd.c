@@ -1097,7 +1097,7 @@ void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 void ixt_cmd_shed_lines(struct ixt_cmd *cmd)
 {
 	if (!cmd->head.nr_lines || cmd->head.conn->rx_data == cmd ||
-	    test_bit(IXT_CMD_F_FETCH, &cmd->head.flags))
+	    test_bit(IXT_CMD_F_FETCHING, &cmd->head.flags))
 		return;
 	ixt_cmd_lines_put(cmd);
 }

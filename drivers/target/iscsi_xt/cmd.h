@@ -42,8 +42,9 @@
 #define IXT_CMD_F_ABORTING	3	/* a TMF aborts it: never runs */
 #define IXT_CMD_F_R2T_WAIT	4	/* on conn->dout_wait: timed */
 #define IXT_CMD_F_SUBMITTED	5	/* handed to the target core */
-#define IXT_CMD_F_FETCH		6	/* RDMA transport fetches its data */
+#define IXT_CMD_F_FETCH		6	/* RDMA transport fetched, once */
 #define IXT_CMD_F_R2T_LATER	7	/* on conn->r2t_later */
+#define IXT_CMD_F_FETCHING	8	/* RDMA READs into its lines */
 
 /**
  * struct ixt_cmd_bidi - the read buffer of a bidirectional command

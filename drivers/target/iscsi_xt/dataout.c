@@ -248,13 +248,15 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 /*
  * Over RDMA the transport pulls the solicited data (RFC 7145: the R2Ts
  * become RDMA READs), once per command, into the lines the table names;
- * the fetch holds a reference until ixt_dataout_fetched().
+ * the fetch holds a reference, and the lines (IXT_CMD_F_FETCHING), until
+ * ixt_dataout_fetched().
  */
 static void ixt_dataout_fetch(struct ixt_cmd *cmd)
 {
 	if (cmd->dpt.first_r2t == cmd->dpt.nr_entries ||
 	    test_and_set_bit(IXT_CMD_F_FETCH, &cmd->head.flags))
 		return;
+	set_bit(IXT_CMD_F_FETCHING, &cmd->head.flags);
 	refcount_inc(&cmd->ref);
 	cmd->head.conn->ops->fetch(cmd, cmd->dpt.unsol_len,
 				   cmd->dpt.xfer_len - cmd->dpt.unsol_len);
@@ -268,7 +270,8 @@ static void ixt_dataout_fetch(struct ixt_cmd *cmd)
  * as if Data-Out had answered an R2T for each, with the same checks,
  * and the write runs once its unsolicited data is in too. A write whose
  * data phase ended meanwhile (aborted, or answered without its data)
- * only lets go.
+ * only lets go. The lines are no longer being written: an aborted write
+ * still owed unsolicited data gives them back now.
  *
  * Context: Process context (the connection's receive path).
  */
@@ -279,6 +282,7 @@ void ixt_dataout_fetched(struct ixt_cmd *cmd)
 	struct ixt_dpt_r2t r2t;
 	int ret = 0;
 
+	clear_bit(IXT_CMD_F_FETCHING, &cmd->head.flags);
 	if (!test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags))
 		goto out_put;
 	while (!ret && !ixt_dpt_next_r2t(&cmd->dpt, &r2t)) {

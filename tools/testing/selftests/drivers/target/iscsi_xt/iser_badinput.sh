@@ -103,7 +103,8 @@ cases_cm=(cm_no_header cm_zbva login_cap_first accept_fail_flush)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
-cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned)
+cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned
+	abort_unsol_pending)
 cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
 	backlog_disconnect read_rsp_after_close)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)

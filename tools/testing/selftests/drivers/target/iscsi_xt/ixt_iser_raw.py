@@ -43,7 +43,7 @@ from ixt_iscsi import (
     DECLARATIVE, REASON_PROTOCOL_ERROR, Connection, Fail, Pdu, cdb10, data_out,
     expect, kmsg_mark, kmsg_since, login_flags, nop_out, op_keys, scsi_cmd,
     tmf_req, Cases, good, joined_to, login_checked, nop_logout, pattern_kept,
-    read_back, slab_checked)
+    pool_field, pool_free, pool_free_settled, read_back, slab_checked)
 
 # The iSER CM header (include/scsi/iser.h, RFC 7145).
 ISER_ZBVA_NOT_SUP, ISER_SEND_W_INV_NOT_SUP = 0x80, 0x40
@@ -870,6 +870,34 @@ def case_unsol_over_fbl(ctx):
         expect(rej.reason == REASON_PROTOCOL_ERROR and rej.data[:48] == sent,
                f'Reject reason 0x{rej.reason:02x}')
         return closed(conn, 'Reject 0x04')
+    return lun_unchanged(ctx, run)
+
+
+@case
+def case_abort_unsol_pending(ctx):
+    """InitialR2T=No, FirstBurstLength 4096: a 64 KiB write whose
+    solicited 60 KiB the target fetches (RDMA READs) while its 4 KiB of
+    unsolicited data never comes, then ABORT TASK of it: Function
+    complete, and its cache lines back in the pool at once, not when the
+    connection goes (the initiator may never send that data; before, the
+    finished fetch kept them); the connection goes on, the LUN unchanged."""
+    def run():
+        free = pool_free_settled(pool_field('lines'))
+        conn, itt = unsol_write(ctx)
+        time.sleep(0.5)                 # the fetch is done
+        held = free - pool_free()
+        expect(held > 0, 'the write holds no cache lines')
+        t = conn.next_itt()
+        conn.send_pdu(tmf_req(1, t, itt, conn.cmdsn, conn.expstatsn,
+                              (conn.cmdsn - 1) & 0xffffffff))
+        rsp = conn.recv_expect(OP_TMF_RSP, t)
+        expect(rsp.response == 0, f'ABORT TASK: TMF Response {rsp.response}')
+        after = pool_free_settled(free)
+        expect(after == free, f'{free - after} of the {held} lines the '
+               'aborted write held still taken')
+        conn.nop()
+        conn.logout()
+        return f'{held} lines back at the abort'
     return lun_unchanged(ctx, run)
 
 
