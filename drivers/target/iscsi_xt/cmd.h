@@ -45,6 +45,7 @@
 #define IXT_CMD_F_FETCH		6	/* RDMA transport fetched, once */
 #define IXT_CMD_F_R2T_LATER	7	/* on conn->r2t_later */
 #define IXT_CMD_F_FETCHING	8	/* RDMA READs into its lines */
+#define IXT_CMD_F_AGED		9	/* on conn->dout_age */
 
 /**
  * struct ixt_cmd_bidi - the read buffer of a bidirectional command
@@ -83,6 +84,9 @@ struct ixt_cmd_bidi {
  *	Data-Out the initiator owes it (%IXT_CMD_F_R2T_WAIT).
  * @dout_stamp: jiffies (| 1) when it started to wait, or last made
  *	progress (an R2T sent, Data-Out received) since.
+ * @age_entry: on the connection's dout_age while the write is in its
+ *	data phase with cache lines (%IXT_CMD_F_AGED).
+ * @dout_since: jiffies (| 1) when it went on dout_age.
  * @later_entry: on the connection's r2t_later while its next R2Ts wait
  *	for room in the send queue (%IXT_CMD_F_R2T_LATER).
  * @dpt: the data-pointer table over @lines.
@@ -135,6 +139,8 @@ struct ixt_cmd {
 	u32 r2t_sn;
 	struct list_head dout_entry;
 	unsigned long dout_stamp;
+	struct list_head age_entry;
+	unsigned long dout_since;
 	struct list_head later_entry;
 	struct ixt_dpt dpt;
 	struct ixt_dpt_place place;

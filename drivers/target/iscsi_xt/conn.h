@@ -138,6 +138,12 @@ struct ixt_reqbuf {
  * @dataout_stamp: the &struct ixt_cmd.dout_stamp of the first of
  *	@dout_wait, 0 when it is empty: the receive path writes it with
  *	WRITE_ONCE(), the watchdog reads it (ixt_dataout_overdue()).
+ * @dout_age: the writes in their data phase that hold cache lines, in
+ *	the order they came to it, progress aside; receive path, under the
+ *	session's rx_lock (ixt_dataout_age()).
+ * @dataout_since: the &struct ixt_cmd.dout_since of the first of
+ *	@dout_age, 0 when it is empty: written with WRITE_ONCE(), read by
+ *	the watchdog (ixt_dataout_slow()).
  * @r2t_later: writes whose next R2Ts wait for room in the send queue,
  *	in the order they were put off (with %IXT_CONN_F_R2T_LATER);
  *	receive path.
@@ -209,6 +215,8 @@ struct ixt_conn {
 	unsigned int r2t_waiting;
 	struct list_head dout_wait;
 	unsigned long dataout_stamp;
+	struct list_head dout_age;
+	unsigned long dataout_since;
 	struct list_head r2t_later;
 	struct delayed_work watchdog;
 	u32 nopin_ttt;
@@ -296,6 +304,7 @@ void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 
 /* dataout.c */
 bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit);
+bool ixt_dataout_slow(struct ixt_conn *conn);
 
 /**
  * ixt_wait_woken() - wait_event_timeout() for a condition that sleeps

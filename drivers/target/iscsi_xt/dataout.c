@@ -102,6 +102,35 @@ void ixt_dataout_slots_free(struct ixt_conn *conn)
 }
 
 /*
+ * Keeps the writes of the connection in their data phase that hold cache
+ * lines on its dout_age, in the order they came to it, and the time of
+ * the first for the watchdog (ixt_dataout_slow()). Progress does not
+ * move a write there: a peer that sends a trickle of Data-Out, each
+ * within dataout_timeout, keeps a write from being overdue, not old.
+ */
+static void ixt_dataout_age(struct ixt_cmd *cmd)
+{
+	struct ixt_conn *conn = cmd->head.conn;
+	bool holds = test_bit(IXT_CMD_F_DATA_PHASE, &cmd->head.flags) &&
+		     cmd->head.nr_lines;
+	struct ixt_cmd *first;
+
+	if (holds == test_bit(IXT_CMD_F_AGED, &cmd->head.flags))
+		return;
+	if (holds) {
+		set_bit(IXT_CMD_F_AGED, &cmd->head.flags);
+		cmd->dout_since = jiffies | 1;
+		list_add_tail(&cmd->age_entry, &conn->dout_age);
+	} else {
+		clear_bit(IXT_CMD_F_AGED, &cmd->head.flags);
+		list_del(&cmd->age_entry);
+	}
+	first = list_first_entry_or_null(&conn->dout_age, struct ixt_cmd,
+					 age_entry);
+	WRITE_ONCE(conn->dataout_since, first ? first->dout_since : 0);
+}
+
+/*
  * Keeps the writes of the connection that wait for Data-Out the initiator
  * owes them (what their R2Ts asked for, and their unsolicited data;
  * aborted ones do not count) on its dout_wait, in the order of their
@@ -120,6 +149,7 @@ static void ixt_dataout_track(struct ixt_cmd *cmd, bool progress)
 		      cmd->dpt.unsol_received < cmd->dpt.unsol_len);
 	struct ixt_cmd *first;
 
+	ixt_dataout_age(cmd);
 	if (!waits) {
 		if (!test_and_clear_bit(IXT_CMD_F_R2T_WAIT, &cmd->head.flags))
 			return;
@@ -158,6 +188,33 @@ bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit)
 	unsigned long stamp = READ_ONCE(conn->dataout_stamp);
 
 	return stamp && time_after(jiffies, stamp + limit);
+}
+
+/**
+ * ixt_dataout_slow() - whether a connection's peer sends its writes'
+ *	data too slowly
+ * @conn: the connection.
+ *
+ * The write side of ixt_conn_tx_slow(): a peer that sends each write a
+ * few bytes of Data-Out just within dataout_timeout keeps the write,
+ * and its lines, as long as it likes; over RDMA, a peer that answers
+ * the RDMA READs of a fetch as slowly does the same. While the pool is
+ * short (ixt_pool_short()), a write that came to its data phase
+ * %IXT_CONN_DRAIN_SECS ago or earlier and still holds its lines
+ * condemns the connection, as a PDU that waits that long in the send
+ * queue does.
+ *
+ * Context: Any context (the watchdog).
+ * Return: true when the pool is short and the connection has such a
+ * write.
+ */
+bool ixt_dataout_slow(struct ixt_conn *conn)
+{
+	unsigned long since = READ_ONCE(conn->dataout_since);
+
+	return since &&
+	       time_after(jiffies, since + IXT_CONN_DRAIN_SECS * HZ) &&
+	       ixt_pool_short();
 }
 
 /* Takes a write off the connection's r2t_later, if it is on it. */
@@ -243,6 +300,7 @@ void ixt_dataout_settle(struct ixt_cmd *cmd)
 		ixt_dataout_end(cmd);
 	else if (test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
 		ixt_cmd_shed_lines(cmd);
+	ixt_dataout_age(cmd);
 }
 
 /*

@@ -153,6 +153,14 @@ static void ixt_watchdog_work(struct work_struct *work)
 		ixt_conn_close(conn);
 		return;
 	}
+	if (ixt_dataout_slow(conn)) {
+		pr_err_ratelimited("%s: %pISpc sends its writes' data too slowly: one in its data phase over %d s, the cache-line pool short: closing the connection\n",
+				   conn->sess->initiator, &conn->head.peer,
+				   IXT_CONN_DRAIN_SECS);
+		ixt_conn_timeout(conn);
+		ixt_conn_close(conn);
+		return;
+	}
 	if (conn->nopin_ttt != READ_ONCE(conn->nopin_acked)) {
 		if (time_after(now, conn->nopin_deadline)) {
 			ixt_conn_timeout(conn);

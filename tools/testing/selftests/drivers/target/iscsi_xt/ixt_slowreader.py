@@ -18,9 +18,9 @@ import threading
 import time
 
 from ixt_iscsi import (
-    F_FINAL, F_READ, OP_NOP_IN, RESERVED_TAG, Cases, Connection, cdb10,
-    SLOW, Unread, expect, login_checked, nop_out, op_keys, pad_len,
-    pool_free, scsi_cmd)
+    F_FINAL, F_READ, F_WRITE, OP_NOP_IN, OP_R2T, RESERVED_TAG, Cases,
+    Connection, Fail, cdb10, data_out, SLOW, Unread, expect, login_checked,
+    nop_out, op_keys, pad_len, pool_free, scsi_cmd)
 
 # Most growth of the kernel's slab and vmalloc memory (KiB) that a flood
 # may cause: the target's queue bound (256 PDUs, 1 MiB of their own data)
@@ -265,6 +265,95 @@ def case_read_trickle(ctx):
             r.join()
     return (f'{free} lines free under 12 READs of 8 MiB; the trickle read '
             f'{got[0]} bytes; the other READ through after {took:.1f} s, '
+            f'{tries} tries; {shut_down} of 3 connections closed')
+
+
+def write_trickle(conn, stop, sent):
+    """Answers each R2T @conn gets with 512 bytes of Data-Out per write
+    every 0.5 s, until @stop is set or the connection ends: every write
+    makes progress well within dataout_timeout, and none ends. @sent[0]
+    counts the bytes sent."""
+    due = {}                            # ITT: [TTT, next offset, DataSN]
+    try:
+        while not stop.is_set():
+            pdu = conn.poll_pdu(0.5)
+            while pdu is not None:
+                if pdu.op == OP_R2T:
+                    due[pdu.itt] = [pdu.ttt, pdu.w40, 0]
+                pdu = conn.poll_pdu(0)
+            for itt, d in due.items():
+                conn.send_pdu(data_out(itt, d[0], conn.expstatsn, d[2], d[1],
+                                       False), b'w' * 512)
+                d[1] += 512
+                d[2] += 1
+                sent[0] += 512
+    except (OSError, Fail):
+        return
+
+
+@case
+def case_write_trickle(ctx):
+    """The write-side twin of read_trickle: a peer that sends its writes'
+    data as a trickle holds their lines no longer than the pool can spare
+    them. Three connections of the "-trickle" ACL's initiator, four
+    8 MiB WRITEs each, take the default pool (two get its lines, the
+    third's writes are answered TASK SET FULL); each answers its R2Ts
+    with 512 bytes of Data-Out per write every 0.5 s, within
+    dataout_timeout, so no write is ever overdue. Another session's
+    8 MiB READ finds the pool short (TASK SET FULL, sent again at once):
+    while it is, the target closes a trickling connection with a write
+    10 s into its data phase, and the READ goes through within 20 s
+    (times IXT_SLOW). Before, it was TASK SET FULL for as long as the
+    trickle lasted."""
+    blocks = (8 << 20) // 512
+    stop, sent, conns, writers = threading.Event(), [0], [], []
+    try:
+        for i in range(3):
+            conn = Shut(ctx.host, ctx.port,
+                        initiator=ctx.initiator + '-trickle')
+            conn.isid ^= 9 + i          # a session each, not a reinstatement
+            conns.append(login_checked(conn, ctx.target))
+            for n in range(4):
+                conn.send(raw_pdu(scsi_cmd(F_FINAL | F_WRITE, 0x10000 + n,
+                                           8 << 20, conn.cmdsn + n,
+                                           conn.expstatsn,
+                                           cdb10(0x2a, 0, blocks))))
+            conn.cmdsn += 4
+            writers.append(threading.Thread(target=write_trickle,
+                                            args=(conn, stop, sent)))
+            writers[-1].start()
+        time.sleep(2)
+        free = pool_free()
+        expect(free < 256, f'{free} lines free under 12 WRITEs of 8 MiB')
+        expect(not any(c.closed_within(0.5) for c in conns),
+               f'a trickling connection closed before the pool ran short '
+               f'({sent[0]} bytes sent)')
+        other = Connection(ctx.host, ctx.port, timeout=30,
+                           initiator=ctx.initiator + '-trickle')
+        other.isid ^= 15
+        login_checked(other, ctx.target)
+        t0 = time.monotonic()
+        tries, status = 0, None
+        while time.monotonic() < t0 + 20 * SLOW:
+            tries += 1
+            status, _ = other.read(0, blocks)
+            if status != 0x28:
+                break
+        took = time.monotonic() - t0
+        expect(status == 0,
+               f'the other session\'s READ, {tries} tries in {took:.1f} s with '
+               f'{free} lines free and the trickle on ({sent[0]} bytes '
+               f'sent): status 0x{status:02x}')
+        shut_down = sum(c.closed_within(1) for c in conns)
+        expect(shut_down >= 1,
+               f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
+        other.logout()
+    finally:
+        stop.set()
+        for w in writers:
+            w.join()
+    return (f'{free} lines free under 12 WRITEs of 8 MiB; the trickle sent '
+            f'{sent[0]} bytes; the other READ through after {took:.1f} s, '
             f'{tries} tries; {shut_down} of 3 connections closed')
 
 

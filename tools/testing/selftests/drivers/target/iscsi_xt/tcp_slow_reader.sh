@@ -15,8 +15,11 @@
 # READs from peers that read a trickle (4 KiB/s) take the whole pool:
 # once another session finds it short, the target closes the trickling
 # connection when PDUs it queued 10 s earlier are still unsent, and the
-# other session's READ goes through. The keepalive's NOP-In TTTs are random, so that a peer
-# which reads nothing cannot answer them. Then no object of the module
+# other session's READ goes through. The same for 8 MiB WRITEs whose
+# data comes as a trickle (512 bytes per write every 0.5 s, within
+# dataout_timeout): the target closes a trickling connection once a
+# write of it is 10 s into its data phase. The keepalive's NOP-In TTTs
+# are random, so that a peer which reads nothing cannot answer them. Then no object of the module
 # or the target core is left and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +33,8 @@ initiator=iqn.2026-11.org.example:ixt-slow
 portal=$IXT_ADDR4_T:3260
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_85/ixt_slow
-cases=(nop_flood tur_flood read_flood read_trickle nopin_ttt_unpredictable)
+cases=(nop_flood tur_flood read_flood read_trickle write_trickle
+	nopin_ttt_unpredictable)
 
 cleanup() {
 	ixt_cleanup
@@ -76,7 +80,8 @@ ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_check "the target logged why it closed each flooded connection" \
 	eval '[ "$(ixt_klog_since_mark | grep -c "no answer to NOP-In\|read nothing of its responses")" -ge 3 ] &&
 	      ixt_klog_since_mark | grep -q "slow-quiet: .* read nothing of its responses" &&
-	      ixt_klog_since_mark | grep -q "slow-trickle: .* read too slowly"'
+	      ixt_klog_since_mark | grep -q "slow-trickle: .* read too slowly" &&
+	      ixt_klog_since_mark | grep -q "slow-trickle: .* sends its writes.* data too slowly"'
 ixt_cfs_clear
 ixt_owned_check "once the configuration is gone" iscsi_xt target_core_mod
 ixt_unload
