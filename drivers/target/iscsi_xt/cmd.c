@@ -1062,7 +1062,8 @@ void ixt_aborted_task(struct se_cmd *se_cmd)
  * when it is in or the connection goes.
  *
  * Context: Process context, under the session's rx_lock (the receive
- * path of any connection of the session).
+ * path of any connection of the session, or the watchdog of the write's:
+ * ixt_dataout_abort_marked()).
  */
 void ixt_cmd_abort_write(struct ixt_cmd *cmd)
 {

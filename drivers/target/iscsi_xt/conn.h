@@ -305,6 +305,7 @@ void ixt_text_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);
 /* dataout.c */
 bool ixt_dataout_overdue(struct ixt_conn *conn, unsigned long limit);
 bool ixt_dataout_slow(struct ixt_conn *conn);
+void ixt_dataout_abort_marked(struct ixt_conn *conn);
 
 /**
  * ixt_wait_woken() - wait_event_timeout() for a condition that sleeps

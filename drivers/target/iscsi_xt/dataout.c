@@ -217,6 +217,46 @@ bool ixt_dataout_slow(struct ixt_conn *conn)
 	       ixt_pool_short();
 }
 
+/**
+ * ixt_dataout_abort_marked() - stop waiting for the data of writes the
+ *	target core aborted for another I_T nexus
+ * @conn: the connection.
+ *
+ * A LOGICAL UNIT RESET, or a PREEMPT AND ABORT, from another session
+ * marks this one's writes aborted in the target core (CMD_T_ABORTED) and
+ * waits for them, telling the fabric nothing: a write waiting for
+ * Data-Out kept it waiting until its data was in or its connection went,
+ * as long as a peer that sends a trickle of data liked. The watchdog
+ * looks for such writes once a second and ends their wait as an abort
+ * received on the session does (ixt_cmd_abort_write()); when the
+ * session's rx_lock is taken, at its next tick.
+ *
+ * Context: Process context (the watchdog); takes the session's rx_lock.
+ */
+void ixt_dataout_abort_marked(struct ixt_conn *conn)
+{
+	struct ixt_cmd *cmd;
+	unsigned long flags;
+	bool aborted;
+	u32 i;
+
+	if (!READ_ONCE(conn->dataout_since) ||
+	    !mutex_trylock(&conn->sess->rx_lock))
+		return;
+	for (i = 0; i < conn->nr_slots; i++) {
+		cmd = conn->slots[i];
+		if (!cmd || !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags) ||
+		    test_bit(IXT_CMD_F_ABORTING, &cmd->head.flags))
+			continue;
+		spin_lock_irqsave(&cmd->se_cmd.t_state_lock, flags);
+		aborted = cmd->se_cmd.transport_state & CMD_T_ABORTED;
+		spin_unlock_irqrestore(&cmd->se_cmd.t_state_lock, flags);
+		if (aborted)
+			ixt_cmd_abort_write(cmd);
+	}
+	mutex_unlock(&conn->sess->rx_lock);
+}
+
 /* Takes a write off the connection's r2t_later, if it is on it. */
 static void ixt_dataout_later_del(struct ixt_cmd *cmd)
 {

@@ -161,6 +161,7 @@ static void ixt_watchdog_work(struct work_struct *work)
 		ixt_conn_close(conn);
 		return;
 	}
+	ixt_dataout_abort_marked(conn);
 	if (conn->nopin_ttt != READ_ONCE(conn->nopin_acked)) {
 		if (time_after(now, conn->nopin_deadline)) {
 			ixt_conn_timeout(conn);

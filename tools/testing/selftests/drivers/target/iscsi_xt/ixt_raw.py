@@ -1449,6 +1449,49 @@ def case_ffp_abort_during_reset(ctx):
             f'{seen[abort]}; the unit attention of the reset')
 
 
+@case
+def case_ffp_reset_other_nexus(ctx):
+    """A LOGICAL UNIT RESET from another session (another ISID: another
+    I_T nexus) while a write of the first waits for Data-Out that comes
+    as a trickle, 512 bytes every 0.5 s, within dataout_timeout: the
+    target core marks the write aborted and waits for it, so the fabric
+    must stop waiting for its data: the reset's TMF Response comes within
+    5 s (before, only once the write's data was all in); the write is
+    answered TASK ABORTED or not at all; the first session goes on once
+    it has sent what its R2T asked for; the LUN unchanged."""
+    def body():
+        a, r2t = write_r2t(ctx, lba=BAD_LBA, blocks=BAD_BLOCKS)
+        b = connect(ctx)
+        b.isid ^= 0x5a
+        login_checked(b, ctx.target)
+        reset = b.next_itt()
+        b.send_pdu(tmf_req(5, reset, RESERVED_TAG, b.cmdsn, b.expstatsn))
+        sent, rsp, t0 = 0, None, time.monotonic()
+        while rsp is None and time.monotonic() < t0 + 5:
+            a.send_pdu(*dout(a, r2t, sent, BLOCK, sent // BLOCK))
+            sent += BLOCK
+            rsp = b.poll_pdu(0.5)
+        took = time.monotonic() - t0
+        expect(rsp is not None and rsp.op == OP_TMF_RSP and rsp.itt == reset,
+               f'no TMF Response to the LUN RESET {took:.1f} s on, '
+               f'{sent} bytes of the write trickled: {rsp}')
+        expect(rsp.response == 0, f'LUN RESET: response {rsp.response}')
+        a.send_pdu(*dout(a, r2t, sent, r2t.w44 - sent, sent // BLOCK,
+                         final=True))
+        pdu = a.poll_pdu(2)
+        expect(pdu is None or (pdu.op == OP_SCSI_RSP and pdu.itt == r2t.itt and
+                               pdu.scsi_status == 0x40),
+               f'for the write the reset aborted: {pdu}')
+        reset_ua_taken(a)
+        a.nop()
+        b.nop()
+        a.logout()
+        b.logout()
+        return (f'TMF Response after {took:.1f} s; the write '
+                f'{"answered TASK ABORTED" if pdu else "not answered"}')
+    return lun_unchanged(ctx, body)
+
+
 def abort_held(ctx, keys, want, function):
     """A WRITE(10) with CmdSN n+1 sent before n is held; an immediate
     @function (ABORT TASK naming it, or LOGICAL UNIT RESET) is answered
