@@ -710,6 +710,27 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
 	se_cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
 }
 
+/*
+ * A LUN other than 0 that the session does not map gets here what the
+ * target core would answer (LOGICAL UNIT NOT SUPPORTED): the core logs
+ * each such command, without a rate limit, and a peer would fill the
+ * kernel log. An unmapped LUN 0 is the virtual LUN 0, which the core
+ * answers without a word. Returns true when @cmd is answered.
+ */
+static bool ixt_cmd_lun_refused(struct ixt_cmd *cmd, u64 lun)
+{
+	struct ixt_sess *sess = cmd->head.conn->sess;
+
+	if (!lun || ixt_lun_mapped(sess->se_sess, lun))
+		return false;
+	pr_warn_ratelimited("%s: a command for LUN %llu, which it does not map\n",
+			    sess->initiator, lun);
+	transport_send_check_condition_and_sense(&cmd->se_cmd,
+						 TCM_NON_EXISTENT_LUN, 0);
+	target_put_sess_cmd(&cmd->se_cmd);
+	return true;
+}
+
 /**
  * ixt_cmd_rx() - submit a SCSI command to the target core
  * @conn: the connection, in full feature phase of a normal session.
@@ -771,7 +792,8 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (dir == DMA_TO_DEVICE && cmd->head.nr_lines)
 		sg_nents = ixt_cmd_cut_sgl(cmd, data_length);
 	/* On failure the core answers through ixt_queue_status(). */
-	if (!target_submit_prep(&cmd->se_cmd, cdb,
+	if (!ixt_cmd_lun_refused(cmd, lun) &&
+	    !target_submit_prep(&cmd->se_cmd, cdb,
 				sg_nents ? cmd->sgl : NULL, sg_nents,
 				cmd->bidi ? cmd->bidi->sgl : NULL,
 				cmd->bidi ? cmd->bidi->sg_nents : 0,

@@ -199,6 +199,7 @@ static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
 /* resid.c */
 bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 			 u32 edtl, struct ixt_resid_fit *fit);
+bool ixt_lun_mapped(struct se_session *se_sess, u64 lun);
 
 /* cmd.c */
 int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

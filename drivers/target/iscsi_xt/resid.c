@@ -22,6 +22,9 @@
  * parses for a block device are fitted; everything else keeps the core's
  * check. A CDB whose range runs past the end of the LUN is left as it is,
  * for the core to answer LOGICAL BLOCK ADDRESS OUT OF RANGE.
+ *
+ * The lookup of a session's LUN that fitting needs also tells
+ * ixt_cmd_rx() which LUNs a session maps (ixt_lun_mapped()).
  */
 
 #include <linux/percpu-refcount.h>
@@ -127,6 +130,24 @@ static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun)
 	}
 	rcu_read_unlock();
 	return se_lun;
+}
+
+/**
+ * ixt_lun_mapped() - whether a session maps a LUN
+ * @se_sess: the session.
+ * @lun: the LUN, unpacked.
+ *
+ * Context: Process context.
+ * Return: true when @se_sess maps @lun and it is not going away.
+ */
+bool ixt_lun_mapped(struct se_session *se_sess, u64 lun)
+{
+	struct se_lun *se_lun = ixt_resid_lun_get(se_sess, lun);
+
+	if (!se_lun)
+		return false;
+	percpu_ref_put(&se_lun->lun_ref);
+	return true;
 }
 
 /**

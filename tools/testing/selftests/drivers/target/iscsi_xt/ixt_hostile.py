@@ -57,6 +57,11 @@ a forged log line: the login is refused with 0x0200 (initiator error),
 and no kernel log line holds the forged text (names were logged, and
 the InitiatorName kept in last_fail_name, before they were checked).
 
+lun_flood: 300 TEST UNIT READYs on LUN 7, which the session does not
+map: each answered CHECK CONDITION, LOGICAL UNIT NOT SUPPORTED, and no
+message of the kernel log more often than printk_ratelimited() lets a
+call site log (the target core logged each such command, unlimited).
+
 flood: --conns connections, --parallel at a time, in turn a login to an
 unknown target, a discovery session (SendTargets=All, Logout), a login
 to the TPG cut off in the middle, a normal session (demo mode) cut off
@@ -664,6 +669,41 @@ def case_flood(ctx):
             f'({len(lines) / took:.1f}/s) of {sites} kinds, the busiest '
             f'{most} times in {LOG_WINDOW} s: "{tpl}"')
     expect(not errors, f'{seen}; {errors[0] if errors else ""}')
+    expect(most <= bound, f'{seen}: over {bound}')
+    return seen
+
+
+# LUN 7, single level (SAM-5 peripheral device addressing): not mapped.
+UNMAPPED_LUN = 7 << 48
+LUN_FLOOD = 300
+
+
+@case
+def case_lun_flood(ctx):
+    """LUN_FLOOD TEST UNIT READYs on a LUN the session does not map:
+    each answered CHECK CONDITION, ILLEGAL REQUEST, LOGICAL UNIT NOT
+    SUPPORTED (ASC 0x25), and no message logged more than
+    printk_ratelimited() allows a call site."""
+    fd = kmsg_mark()
+    conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+    conn.login(ctx.target)
+    t0 = time.monotonic()
+    for _ in range(LUN_FLOOD):
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, conn.take_cmdsn(),
+                               conn.expstatsn, bytes(6), lun=UNMAPPED_LUN))
+        rsp = conn.recv_expect(OP_SCSI_RSP, itt)
+        expect(rsp.scsi_status == 0x02 and rsp.sense[2] & 0x0f == 0x05 and
+               rsp.sense[12] == 0x25,
+               f'TEST UNIT READY on LUN 7: {rsp}, sense {rsp.sense.hex()}')
+    took = time.monotonic() - t0
+    conn.logout()
+    lines = kmsg_since(fd)
+    tpl, most, _ = busiest(lines, LOG_WINDOW)
+    bound = LOG_BURST * (LOG_WINDOW // LOG_INTERVAL + 1)
+    seen = (f'{LUN_FLOOD} commands on LUN 7 in {took:.1f} s; {len(lines)} '
+            f'kernel log lines, the busiest {most} times in {LOG_WINDOW} s: '
+            f'"{tpl}"')
     expect(most <= bound, f'{seen}: over {bound}')
     return seen
 

@@ -33,6 +33,9 @@
 #   deadline, a margin);
 # - name_newline: an InitiatorName, then a TargetName, holding a newline
 #   and a forged log line: refused with 0x0200, nothing forged logged;
+# - lun_flood: 300 TEST UNIT READYs on a LUN the session does not map:
+#   each CHECK CONDITION, LOGICAL UNIT NOT SUPPORTED; no message logged
+#   more often than printk_ratelimited() allows a call site;
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -54,7 +57,7 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
-	login_unread logout_unread discovery_idle name_newline flood)
+	login_unread logout_unread discovery_idle name_newline lun_flood flood)
 
 cleanup() {
 	ixt_cleanup
