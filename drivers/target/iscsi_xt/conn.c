@@ -57,6 +57,14 @@ MODULE_PARM_DESC(max_login_conns,
 struct workqueue_struct *ixt_wq;
 EXPORT_SYMBOL_GPL(ixt_wq);
 
+/*
+ * The work items of commands whose backend may block (submit.c), apart
+ * from ixt_wq: a workqueue runs at most WQ_DFL_ACTIVE (256) items at once
+ * on a CPU, and held ones past that would hold up every receive path,
+ * send and release work behind them.
+ */
+struct workqueue_struct *ixt_submit_wq;
+
 /* Connections that have not reached full feature phase. */
 static atomic_t ixt_login_conns = ATOMIC_INIT(0);
 
@@ -1045,7 +1053,17 @@ int ixt_conn_module_init(void)
 {
 	ixt_wq = ixt_fault(IXT_FAULT_WQ) ? NULL :
 		 alloc_workqueue("iscsi_xt", WQ_MEM_RECLAIM | WQ_SYSFS, 0);
-	return ixt_wq ? 0 : -ENOMEM;
+	if (!ixt_wq)
+		return -ENOMEM;
+	ixt_submit_wq = ixt_fault(IXT_FAULT_SUBMIT_WQ) ? NULL :
+			alloc_workqueue("iscsi_xt_submit",
+					WQ_MEM_RECLAIM | WQ_UNBOUND | WQ_SYSFS,
+					WQ_MAX_ACTIVE);
+	if (!ixt_submit_wq) {
+		destroy_workqueue(ixt_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -1065,5 +1083,6 @@ void ixt_conn_module_exit(void)
 		ixt_conn_close(conn);
 	spin_unlock(&ixt_conns_lock);
 	wait_event(ixt_conns_wq, ixt_conns_empty());
+	destroy_workqueue(ixt_submit_wq);
 	destroy_workqueue(ixt_wq);
 }

@@ -53,6 +53,7 @@ static const char *const ixt_fault_names[IXT_FAULT_NR] = {
 	[IXT_FAULT_POOL_PAGES]		= "pool_pages",
 	[IXT_FAULT_CMD_CACHE]		= "cmd_cache",
 	[IXT_FAULT_WQ]			= "wq",
+	[IXT_FAULT_SUBMIT_WQ]		= "submit_wq",
 	[IXT_FAULT_TIQN]		= "tiqn",
 	[IXT_FAULT_TIQN_INDEX]		= "tiqn_index",
 	[IXT_FAULT_TPG]			= "tpg",

@@ -23,6 +23,8 @@
  * @IXT_FAULT_CMD_CACHE: cmd.c, module init: the slab cache of TCP's commands
  *	(ixt_transport_register()).
  * @IXT_FAULT_WQ: conn.c, module init: the module's workqueue.
+ * @IXT_FAULT_SUBMIT_WQ: conn.c, module init: the workqueue of the
+ *	commands whose backend may block (submit.c).
  * @IXT_FAULT_TIQN: configfs.c: a target (mkdir of an IQN).
  * @IXT_FAULT_TIQN_INDEX: stats.c: a target's MIB index (ida).
  * @IXT_FAULT_TPG: configfs.c: a TPG (mkdir tpgt_N).
@@ -99,6 +101,7 @@ enum ixt_fault_site {
 	IXT_FAULT_POOL_PAGES,
 	IXT_FAULT_CMD_CACHE,
 	IXT_FAULT_WQ,
+	IXT_FAULT_SUBMIT_WQ,
 	IXT_FAULT_TIQN,
 	IXT_FAULT_TIQN_INDEX,
 	IXT_FAULT_TPG,

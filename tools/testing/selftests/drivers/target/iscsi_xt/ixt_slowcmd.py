@@ -40,13 +40,14 @@ CASES = Cases()
 case = CASES.case
 
 
-def login(ctx, changes=None):
+def login(ctx, changes=None, initiator=None):
     """A connection logged in with the transport's default keys and the
-    @changes (immediate data by default), each LUN's unit attentions taken
-    (TEST UNIT READY until GOOD); its answers may take three times the
-    backend's delay."""
+    @changes (immediate data by default), as --initiator or @initiator,
+    each LUN's unit attentions taken (TEST UNIT READY until GOOD); its
+    answers may take three times the backend's delay."""
     changes = IMMEDIATE if changes is None else changes
-    kw = dict(timeout=3 * ctx.delay + 10, initiator=ctx.initiator)
+    kw = dict(timeout=3 * ctx.delay + 10,
+              initiator=initiator or ctx.initiator)
     if ctx.iser:
         import ixt_iser_raw
         conn = ixt_iser_raw.IserConnection(ctx.host, ctx.port, **kw)
@@ -286,6 +287,40 @@ def case_held_bounded(ctx):
            f'NOP-In after {got[ping]:.2f} s: it waited for a held UNMAP')
     return done(conn, f'{len(held)} of {n} UNMAPs held, {len(full)} TASK SET '
                 f'FULL, NOP-In after {got[ping]:.2f} s')
+
+
+# held_fills_no_queue: the UNMAPs of the "-deep" ACL's session (queue
+# depth 320), more than a workqueue runs at once on a CPU (256).
+DEEP_UNMAPS = 300
+
+
+@case
+def case_held_fills_no_queue(ctx):
+    """DEEP_UNMAPS UNMAPs of one session (the "-deep" ACL, queue depth
+    320), each held by the backend --delay in a work item of its own: more
+    than a per-CPU workqueue runs at once. Another session's NOP-Out is
+    answered at once all the same: the commands' work items do not share
+    a workqueue with the receive paths (before, the receive work of every
+    other session waited behind them, until the backend let some go)."""
+    other = login(ctx)
+    deep = login(ctx, initiator=ctx.initiator + '-deep')
+    room = (deep.maxcmdsn - deep.cmdsn + 1) & 0xffffffff
+    expect(room >= DEEP_UNMAPS,
+           f'a window of {room}, fewer than {DEEP_UNMAPS}: the case proves '
+           f'nothing')
+    start = time.monotonic()
+    sent = [unmap(deep) for _ in range(DEEP_UNMAPS)]
+    time.sleep(0.5)                     # each in its work item, held
+    ping = nop(other)
+    got, _ = answers(other, [ping], start)
+    expect(got[ping] < 0.5 + SURE * ctx.delay / 2,
+           f'the other session\'s NOP-In after {got[ping]:.2f} s: it waited '
+           f'behind the held UNMAPs')
+    held, _ = answers(deep, sent, start)
+    held_for_delay(ctx, held, sent[:1])
+    done(deep, '')
+    return done(other, f'{DEEP_UNMAPS} UNMAPs held; the other session\'s '
+                f'NOP-In after {got[ping]:.2f} s')
 
 
 @case

@@ -14,7 +14,10 @@
 # UNMAPs, at most the queue depth (4 here) take a place of the command
 # window and reach the backend, the others are answered TASK SET FULL at
 # once, and so is the NOP-Out behind them; a connection closed
-# with an UNMAP held leaves the next session reading. The same cases run
+# with an UNMAP held leaves the next session reading. Over TCP: 300
+# UNMAPs of a session of queue depth 320 held at once, more than a
+# workqueue runs at once on a CPU, and another session's NOP-Out is
+# answered at once. The same cases run
 # over iSER (SKIP without pyverbs or an RDMA device). Then every cache
 # line is back in the pool and the module unloads.
 
@@ -33,6 +36,8 @@ portal=$IXT_ADDR4_T:3260
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 ib=$IXT_CFS/core/iblock_86/ixt_sb_unmap
 fd=$IXT_CFS/core/fileio_86/ixt_sb_file
+# held_fills_no_queue's ACL: a queue depth of 320.
+deep=$tpg/acls/iqn.2026-11.org.example:ixt-slowcmd-deep
 delay_ms=$((2000 * IXT_SLOW))
 cases=(unmap_nop unmap_r2t_nop unmap_read_passes unmap_then_ordered
 	fileio_read_nop fileio_write_nop held_bounded close_while_held)
@@ -73,7 +78,7 @@ slow_devices() {
 }
 
 iser=$(ixt_iser_raw_missing)
-ixt_begin $((2 * ${#cases[@]} + 3))
+ixt_begin $((2 * ${#cases[@]} + 4))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ -z "$iser" ]; then
 	ixt_insmod_iser
@@ -90,10 +95,17 @@ slow_devices || ktap_exit_fail_msg "cannot set up the held devices"
 		mkdir -p "$tpg/lun/lun_0" "$tpg/lun/lun_1" &&
 		ln -s "$ib" "$tpg/lun/lun_0/ib" && ln -s "$fd" "$tpg/lun/lun_1/fd" &&
 		echo 4 >"$tpg/attrib/default_cmdsn_depth" &&
+		mkdir -p "$deep/lun_0" "$deep/lun_1" &&
+		ln -s "$tpg/lun/lun_0" "$deep/lun_0/map" &&
+		ln -s "$tpg/lun/lun_1" "$deep/lun_1/map" &&
+		echo 320 >"$deep/cmdsn_depth" &&
 		ixt_demo_tpg "$tpg" "$portal"
 } || ktap_exit_fail_msg "cannot configure the target"
 
 ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
+# An iSER connection takes fewer commands than its receive buffers.
+raw_client=tcp
+ixt_raw_cases held_fills_no_queue
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_cfs_clear
 ixt_check "the held devices are let go" \
