@@ -838,14 +838,16 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 }
 
 /*
- * Why a connection request's iSER CM header is refused, or NULL. On
- * InfiniBand and RoCE the CM pads private data with zeroes: four zero
- * bytes where the header goes count as no header. A header without
- * ZBVA_NOT_SUP says the initiator uses zero-based virtual addresses,
- * which this target never does: it addresses the initiator's buffers by
- * their virtual address.
+ * Why a connection request is refused, or NULL. On InfiniBand and RoCE
+ * the CM pads private data with zeroes: four zero bytes where the iSER
+ * CM header goes count as no header. A header without ZBVA_NOT_SUP says
+ * the initiator uses zero-based virtual addresses, which this target
+ * never does: it addresses the initiator's buffers by their virtual
+ * address. A request with no responder resources lets the target have
+ * no RDMA READ in flight: no write's data could ever be fetched, and
+ * each write would hold its lines until the connection went.
  */
-static const char *ixt_iser_cm_hdr_refused(const struct rdma_conn_param *req)
+static const char *ixt_iser_cm_req_refused(const struct rdma_conn_param *req)
 {
 	const struct iser_cm_hdr *cm = req->private_data;
 
@@ -854,6 +856,8 @@ static const char *ixt_iser_cm_hdr_refused(const struct rdma_conn_param *req)
 		return "no iSER CM header";
 	if (!(cm->flags & ISER_ZBVA_NOT_SUP))
 		return "initiator wants zero-based addresses";
+	if (!req->responder_resources)
+		return "no responder resources: writes could not be fetched";
 	return NULL;
 }
 
@@ -906,7 +910,7 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 {
 	const struct rdma_conn_param *req = &ev->param.conn;
 	const struct iser_cm_hdr *cm = req->private_data;
-	const char *refused = ixt_iser_cm_hdr_refused(req);
+	const char *refused = ixt_iser_cm_req_refused(req);
 	struct ixt_iser_conn *ic;
 	struct ixt_conn *conn;
 	int ret;

@@ -5,8 +5,9 @@
 # (rdma-core's pyverbs, an RC QP through the RDMA CM on soft-RoCE rxe0),
 # each case asserting the target's answer (RFC 7145, RFC 7143) and the
 # rate-limited kernel log line that says why:
-# - connection requests without the iSER CM header, or whose header lacks
-#   ZBVA_NOT_SUP, are rejected (RDMA_CM_EVENT_REJECTED); so are those past
+# - connection requests without the iSER CM header, whose header lacks
+#   ZBVA_NOT_SUP, or with no responder resources (the target could not
+#   read a write's data), are rejected (RDMA_CM_EVENT_REJECTED); so are those past
 #   max_login_conns (1, one connection in login), before the target
 #   builds anything for them (its PD, CQ, QP and receive buffers' fault
 #   injection sites count no allocation); and one whose second login
@@ -99,7 +100,7 @@ iser_params=/sys/module/iscsi_xt_iser/parameters
 owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 ixt_work
 
-cases_cm=(cm_no_header cm_zbva login_cap_first accept_fail_flush)
+cases_cm=(cm_no_header cm_zbva cm_no_reads login_cap_first accept_fail_flush)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)
@@ -294,9 +295,10 @@ ixt_check "a Send never completed: the teardown abandons it (logged, counted), t
 
 ixt_check "no session is left: every connection the target closed took its session along" \
 	eval 'ixt_wait 10 no_session || { ktap_print_msg "dynamic_sessions: $(tr "\n" " " <"$tpg/dynamic_sessions")"; false; }'
-ixt_check "logged: RDMA connection requests rejected (no header, zero-based addresses)" \
+ixt_check "logged: RDMA connection requests rejected (no header, zero-based addresses, no READs)" \
 	logged "RDMA connection request rejected: no iSER CM header" \
-	"RDMA connection request rejected: initiator wants zero-based addresses"
+	"RDMA connection request rejected: initiator wants zero-based addresses" \
+	"RDMA connection request rejected: no responder resources"
 ixt_check "logged: messages shorter than the iSER header and BHS (10 and 60 bytes)" \
 	logged ": 10-byte message, shorter than" ": 60-byte message, shorter than"
 ixt_check "logged: iSER messages 0x20 and 0x00 not supported" \

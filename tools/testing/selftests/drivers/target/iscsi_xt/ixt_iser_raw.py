@@ -112,7 +112,7 @@ class IserConnection(Connection):
 
     def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None,
                  cm_hdr=bytes([ISER_ZBVA_NOT_SUP | ISER_SEND_W_INV_NOT_SUP,
-                               0, 0, 0]), nr_recv=NR_RECV):
+                               0, 0, 0]), nr_recv=NR_RECV, resources=16):
         self.init_session(timeout, initiator)
         self.closed = False
         # Receives posted at connect; each message received is posted
@@ -130,7 +130,7 @@ class IserConnection(Connection):
         new = rdma_cm_fds() - before
         self.cm_fd = new.pop() if len(new) == 1 else None
         try:
-            self._connect(host, port, cm_hdr)
+            self._connect(host, port, cm_hdr, resources)
         except BaseException:
             self.close()
             raise
@@ -160,7 +160,7 @@ class IserConnection(Connection):
         if got[0] != want:
             raise Rejected(got[1])
 
-    def _connect(self, host, port, cm_hdr):
+    def _connect(self, host, port, cm_hdr, resources):
         self.cmid = CMID(creator=self.channel, port_space=ce.RDMA_PS_TCP)
         ai = AddrInfo(dst=host, dst_service=str(port),
                       port_space=ce.RDMA_PS_TCP)
@@ -177,8 +177,8 @@ class IserConnection(Connection):
         self.recv_mr = self._mr(NR_RECV * SLOT)
         self.send_mr = self._mr(NR_SEND * SLOT)
         self.data_mr = self._mr(DATA_BUF)
-        param = ConnParam(resources=16, depth=16, flow_control=1, retry=7,
-                          rnr_retry=7, qp_num=self.qp.qp_num,
+        param = ConnParam(resources=resources, depth=16, flow_control=1,
+                          retry=7, rnr_retry=7, qp_num=self.qp.qp_num,
                           data_len=len(cm_hdr or b''))
         if cm_hdr is not None:
             param.set_private_data(cm_hdr)
@@ -416,9 +416,9 @@ def closed(conn, what):
     return f'{what}: connection closed'
 
 
-def refused(ctx, cm_hdr, what):
+def refused(ctx, cm_hdr, what, **kw):
     try:
-        conn = connect(ctx, cm_hdr=cm_hdr)
+        conn = connect(ctx, cm_hdr=cm_hdr, **kw)
     except Rejected as err:
         expect(str(err) == 'RDMA_CM_EVENT_REJECTED',
                f'{what}: {err}, expected RDMA_CM_EVENT_REJECTED')
@@ -439,6 +439,17 @@ def case_cm_zbva(ctx):
     initiator would use zero-based addresses): rejected."""
     return refused(ctx, bytes([ISER_SEND_W_INV_NOT_SUP, 0, 0, 0]),
                    'iSER CM header without ZBVA_NOT_SUP')
+
+
+@case
+def case_cm_no_reads(ctx):
+    """A connection request with no responder resources (the target could
+    have no RDMA READ in flight, so no write's data could be fetched, and
+    each write would hold its lines until the connection went):
+    rejected."""
+    return refused(ctx, bytes([ISER_ZBVA_NOT_SUP | ISER_SEND_W_INV_NOT_SUP,
+                               0, 0, 0]), 'no responder resources',
+                   resources=0)
 
 
 MAX_LOGIN = '/sys/module/iscsi_xt/parameters/max_login_conns'
