@@ -27,7 +27,7 @@
 static bool tx_splice;
 module_param(tx_splice, bool, 0644);
 MODULE_PARM_DESC(tx_splice,
-		 "Hand Data-In pages to TCP without copying them (MSG_SPLICE_PAGES); off by default: over loopback it made 1 MiB reads stall ~220 ms now and then (default 0)");
+		 "Hand Data-In pages to TCP without copying them (MSG_SPLICE_PAGES); off by default: over loopback it made 1 MiB reads stall ~220 ms now and then, and a segment TCP resends may carry a line another command reuses: never with several tenants (default 0)");
 
 /**
  * enum ixt_tcp_recv_state - what the receive path reads next
