@@ -192,6 +192,51 @@ def trickle(sock, stop, got):
         got[0] += len(b)
 
 
+def pool_taken_back(ctx, conns, isid, what, trickle):
+    """Two seconds after three trickling connections @conns sent their
+    twelve 8 MiB @what, the pool must be short and none of them closed;
+    then another session (ISID changed by @isid) sends an 8 MiB READ
+    again and again while it gets TASK SET FULL: it must go through
+    within 20 s (times IXT_SLOW), and one trickling connection at least
+    must be closed. @trickle() says what the trickle did so far, for the
+    messages. Returns the lines free under the trickle, the seconds the
+    READ took, its tries and the connections closed."""
+    blocks = (8 << 20) // 512
+    time.sleep(2)
+    free = pool_free()
+    expect(free < 256, f'{free} lines free under 12 {what} of 8 MiB')
+    expect(not any(c.closed_within(0.5) for c in conns),
+           f'a trickling connection closed before the pool ran short '
+           f'({trickle()})')
+    # Without NOP-Ins too: read() takes Data-In and responses only.
+    other = Connection(ctx.host, ctx.port, timeout=30,
+                       initiator=ctx.initiator + '-trickle')
+    other.isid ^= isid
+    login_checked(other, ctx.target)
+    t0 = time.monotonic()
+    tries, status = 0, None
+    while time.monotonic() < t0 + 20 * SLOW:
+        tries += 1
+        status, _ = other.read(0, blocks)
+        if status != 0x28:
+            break
+    took = time.monotonic() - t0
+    expect(status == 0,
+           f'the other session\'s READ, {tries} tries in {took:.1f} s with '
+           f'{free} lines free and the trickle on ({trickle()}): '
+           f'status 0x{status:02x}')
+    # The pool's lines go to two of the three (the third's commands find
+    # none). Both are closed when their periods end at one tick (Debian's
+    # kernel); on a slower one, the first closed may free the lines the
+    # READ waits for, and the pool is no longer short when the second's
+    # period ends.
+    shut_down = sum(c.closed_within(1) for c in conns)
+    expect(shut_down >= 1,
+           f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
+    other.logout()
+    return free, took, tries, shut_down
+
+
 @case
 def case_read_trickle(ctx):
     """A peer that reads a trickle holds the lines of its Data-In no
@@ -227,38 +272,8 @@ def case_read_trickle(ctx):
             readers.append(threading.Thread(target=trickle,
                                             args=(conn.sock, stop, got)))
             readers[-1].start()
-        time.sleep(2)
-        free = pool_free()
-        expect(free < 256, f'{free} lines free under 12 READs of 8 MiB')
-        expect(not any(c.closed_within(0.5) for c in conns),
-               f'a trickling connection closed before the pool ran short '
-               f'({got[0]} bytes read)')
-        # Without NOP-Ins too: read() takes Data-In and responses only.
-        other = Connection(ctx.host, ctx.port, timeout=30,
-                           initiator=ctx.initiator + '-trickle')
-        other.isid ^= 7
-        login_checked(other, ctx.target)
-        t0 = time.monotonic()
-        tries, status = 0, None
-        while time.monotonic() < t0 + 20 * SLOW:
-            tries += 1
-            status, _ = other.read(0, blocks)
-            if status != 0x28:
-                break
-        took = time.monotonic() - t0
-        expect(status == 0,
-               f'the other session\'s READ, {tries} tries in {took:.1f} s with '
-               f'{free} lines free and the trickle on ({got[0]} bytes read): '
-               f'status 0x{status:02x}')
-        # The pool's lines go to two of the three (the third's READs
-        # find none). Both are closed when their periods end at one tick
-        # (Debian's kernel); on a slower one, the first closed may free
-        # the lines the READ waits for, and the pool is no longer short
-        # when the second's period ends.
-        shut_down = sum(c.closed_within(1) for c in conns)
-        expect(shut_down >= 1,
-               f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
-        other.logout()
+        free, took, tries, shut_down = pool_taken_back(
+            ctx, conns, 7, 'READs', lambda: f'{got[0]} bytes read')
     finally:
         stop.set()
         for r in readers:
@@ -322,32 +337,8 @@ def case_write_trickle(ctx):
             writers.append(threading.Thread(target=write_trickle,
                                             args=(conn, stop, sent)))
             writers[-1].start()
-        time.sleep(2)
-        free = pool_free()
-        expect(free < 256, f'{free} lines free under 12 WRITEs of 8 MiB')
-        expect(not any(c.closed_within(0.5) for c in conns),
-               f'a trickling connection closed before the pool ran short '
-               f'({sent[0]} bytes sent)')
-        other = Connection(ctx.host, ctx.port, timeout=30,
-                           initiator=ctx.initiator + '-trickle')
-        other.isid ^= 15
-        login_checked(other, ctx.target)
-        t0 = time.monotonic()
-        tries, status = 0, None
-        while time.monotonic() < t0 + 20 * SLOW:
-            tries += 1
-            status, _ = other.read(0, blocks)
-            if status != 0x28:
-                break
-        took = time.monotonic() - t0
-        expect(status == 0,
-               f'the other session\'s READ, {tries} tries in {took:.1f} s with '
-               f'{free} lines free and the trickle on ({sent[0]} bytes '
-               f'sent): status 0x{status:02x}')
-        shut_down = sum(c.closed_within(1) for c in conns)
-        expect(shut_down >= 1,
-               f'{shut_down} of 3 trickling connections closed {took:.1f} s on')
-        other.logout()
+        free, took, tries, shut_down = pool_taken_back(
+            ctx, conns, 15, 'WRITEs', lambda: f'{sent[0]} bytes sent')
     finally:
         stop.set()
         for w in writers:

@@ -82,7 +82,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:9}"
+ixt_raw_cases "${cases[@]:0:10}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
