@@ -23,9 +23,8 @@
  *                     data copied out of a receive buffer (RDMA READs
  *                     copy nothing);
  *   copied_tx_bytes   payload the CPU copied out: Data-In that TCP's
- *                     sendmsg copied into the socket's buffers (all of it
- *                     unless the module parameter tx_splice hands the
- *                     pages over); RDMA WRITEs copy nothing;
+ *                     sendmsg copied into the socket's buffers (all of
+ *                     it); RDMA WRITEs copy nothing;
  *   lines             cache lines taken from the pool.
  *
  * Only payload counts: login, text, NOP and sense data, headers and

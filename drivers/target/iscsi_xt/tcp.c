@@ -24,11 +24,6 @@
 /* PDUs received or sent per run of a work item before it yields. */
 #define IXT_TCP_BUDGET		16
 
-static bool tx_splice;
-module_param(tx_splice, bool, 0644);
-MODULE_PARM_DESC(tx_splice,
-		 "Hand Data-In pages to TCP without copying them (MSG_SPLICE_PAGES); off by default: over loopback it made 1 MiB reads stall ~220 ms now and then, and a segment TCP resends may carry a line another command reuses: never with several tenants (default 0)");
-
 /**
  * enum ixt_tcp_recv_state - what the receive path reads next
  * @IXT_TCP_RECV_BHS: the 48-byte Basic Header Segment.
@@ -470,8 +465,10 @@ static u32 ixt_tcp_tx_trailer_len(const struct ixt_tx_pdu *pdu)
  * Points @msg at what is left of @tc->tx_cur's part that @tc->tx_off falls
  * in: the header and its digest, the data segment, or the padding and the
  * data digest. A data segment in pages goes from them, copied once into
- * the socket's buffers, or handed over as they are (MSG_SPLICE_PAGES)
- * with tx_splice; the rest is copied, being small or slab memory.
+ * the socket's buffers; the rest is copied, being small or slab memory.
+ * Never handed over as they are (MSG_SPLICE_PAGES): TCP would keep the
+ * pages until the initiator acknowledged them and resend from them,
+ * while the pool gives the lines to other commands once the PDU is out.
  * Returns whether the part is data in pages that the socket copies.
  */
 static bool ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
@@ -499,10 +496,7 @@ static bool ixt_tcp_tx_part(struct ixt_tcp_conn *tc, struct msghdr *msg,
 				      pdu->nr_bvec,
 				      pdu->bvec_off + pdu->dlength);
 			off += pdu->bvec_off;
-			if (READ_ONCE(tx_splice))
-				msg->msg_flags |= MSG_SPLICE_PAGES;
-			else
-				copied = true;
+			copied = true;
 		} else {
 			iov[nr++] = (struct kvec){ pdu->data, pdu->dlength };
 			iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, iov, nr,
