@@ -655,6 +655,8 @@ static const struct ixt_transport_ops ixt_iser_ops = {
 	.name			= "iser",
 	.flags			= IXT_XPRT_F_RDMA,
 	.max_recv_dlength	= IXT_ISER_RX_DSEG,
+	/* What the data SGEs of a Send map (IXT_ISER_TX_DATA_SGE). */
+	.max_send_dlength	= IXT_ISER_RX_DSEG,
 	.conn_priv_size		= sizeof(struct ixt_iser_conn),
 	.cmd_priv_size		= sizeof(struct ixt_iser_cmd),
 	.conn_fault		= IXT_FAULT_ISER_CONN,

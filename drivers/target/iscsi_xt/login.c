@@ -491,6 +491,10 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 	if (conn->ops->max_recv_dlength)
 		offer.target_recv_dlength = min(offer.target_recv_dlength,
 						conn->ops->max_recv_dlength);
+	/* A Send carries a PDU whole: Text Responses go in parts of that. */
+	if (conn->ops->max_send_dlength)
+		offer.max_xmit_dlength = min(offer.max_xmit_dlength,
+					     conn->ops->max_send_dlength);
 	ixt_neg_init(login->neg, &offer, flags);
 	login->leading_done = true;
 	return 0;

@@ -215,6 +215,10 @@ struct ixt_rx_pdu {
  * @flags: IXT_XPRT_F_* bits.
  * @max_recv_dlength: the longest data segment the transport can receive,
  *	which caps the TargetRecvDataSegmentLength offered; 0: no limit.
+ * @max_send_dlength: the longest data segment of a PDU the transport
+ *	sends as one message (over RDMA, every PDU but Data-In), which
+ *	caps what the target sends whatever the initiator declared; 0: no
+ *	limit.
  * @conn_priv_size: bytes of the transport's part of a connection, a
  *	structure declared __aligned(IXT_PRIV_ALIGN) (IXT_PRIV_CHECK()).
  *	ixt_conn_alloc() allocates it zeroed in front of the core's
@@ -275,6 +279,7 @@ struct ixt_transport_ops {
 	const char *name;
 	unsigned int flags;
 	u32 max_recv_dlength;
+	u32 max_send_dlength;
 	size_t conn_priv_size;
 	size_t cmd_priv_size;
 	enum ixt_fault_site conn_fault;

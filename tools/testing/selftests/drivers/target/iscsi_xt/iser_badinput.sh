@@ -106,7 +106,7 @@ cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_o
 	write_stag_invalidated)
 cases_unsol=(imm_over_fbl unsol_over_fbl unsol_swapped_datasn imm_unaligned
 	abort_unsol_pending)
-cases_ffp=(nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
+cases_ffp=(text_over_send nop_data nop_flood cmdsn_flood mcs_window_limit pd_per_conn
 	backlog_disconnect read_rsp_after_close)
 cases_login=(login_rdma_ext_no login_rdma_ext_unanswered login_digests)
 cases=("${cases_cm[@]}" "${cases_msg[@]}" "${cases_fetch[@]}"

@@ -1004,6 +1004,31 @@ def case_send_lost(ctx):
     return '64 KiB written and read back, one Send completion lost'
 
 
+# text_over_send: 120 keys of the longest name: the request fits the
+# target's 8 KiB, the answer (NotUnderstood each) does not.
+LONG_KEYS = [(f'X-org.example.{i:03d}'.ljust(63, 'k'), '1') for i in range(120)]
+
+
+@case
+def case_text_over_send(ctx):
+    """InitiatorRecvDataSegmentLength 262144, then a Text Request in full
+    feature phase of 120 unknown keys whose answer (NotUnderstood each,
+    9 KiB) is longer than a Send of the target carries (8 KiB): it comes
+    in parts (C bit), none over 8 KiB, every key answered, and the
+    connection goes on. Before, the target tried one Send of it, could
+    not map it, and closed the connection."""
+    conn = logged_in(ctx, iser_keys(InitiatorRecvDataSegmentLength='262144'))
+    keys, parts = conn.text(LONG_KEYS)
+    sizes = [len(p.data) for p in parts]
+    expect(len(parts) > 1 and max(sizes) <= RECV_DSL,
+           f'Text Response parts of {sizes} bytes')
+    expect(keys == [(k, 'NotUnderstood') for k, _ in LONG_KEYS],
+           f'{len(keys)} answers, {keys[:2]}...')
+    conn.nop()
+    conn.logout()
+    return f'the answer in {len(parts)} parts of {sizes} bytes'
+
+
 @case
 def case_nop_data(ctx):
     """NOP-Outs with 1, 1000 and 8192 bytes of ping data: each NOP-In
