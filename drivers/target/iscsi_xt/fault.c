@@ -13,7 +13,8 @@
  *   injected  the failures injected since the module loaded.
  *   sites     one line per site: its name, allocations, failures.
  *   stall     write "MS SITE": the next pass through stall site SITE
- *             (rx_hdr, data_in, iser_tx_stop) sleeps MS milliseconds;
+ *             (rx_hdr, data_in, iser_tx_stop, iser_accept) sleeps MS
+ *             milliseconds;
  *             "0 SITE" disarms it.
  *             Reads back one line per stall site: its name and the
  *             milliseconds armed.
@@ -114,6 +115,7 @@ static const char *const ixt_stall_names[IXT_STALL_NR] = {
 	[IXT_STALL_RX_HDR]		= "rx_hdr",
 	[IXT_STALL_DATA_IN]		= "data_in",
 	[IXT_STALL_ISER_TX_STOP]	= "iser_tx_stop",
+	[IXT_STALL_ISER_ACCEPT]		= "iser_accept",
 };
 
 /* Milliseconds the next pass through each stall site sleeps; 0: none. */

@@ -166,6 +166,8 @@ enum ixt_fault_site {
  *	Data-In queued, its response not yet.
  * @IXT_STALL_ISER_TX_STOP: iser_conn.c, ixt_iser_shutdown(): the queue
  *	pair drained, what waits to be sent not yet freed.
+ * @IXT_STALL_ISER_ACCEPT: iser_conn.c, ixt_iser_accept(): the connection
+ *	accepted, not yet published.
  * @IXT_STALL_NR: number of sites; not a site.
  *
  * A stall widens a race window the tests cannot hit otherwise: armed
@@ -176,6 +178,7 @@ enum ixt_stall_site {
 	IXT_STALL_RX_HDR,
 	IXT_STALL_DATA_IN,
 	IXT_STALL_ISER_TX_STOP,
+	IXT_STALL_ISER_ACCEPT,
 	IXT_STALL_NR
 };
 

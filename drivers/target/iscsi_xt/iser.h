@@ -262,7 +262,8 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  *	1, or those of a registered READ (registration, READ and maybe a
  *	Local Invalidate).
  * @reg: the MR pool, with @reg_pages.
- * @rx_lock: protects @rx_done, @fetched, @rx_backlog and @stopping.
+ * @rx_lock: protects @rx_done, @fetched, @rx_backlog, @stopping and
+ *	@unpublished.
  * @rx_done: the backlog's receives, in order.
  * @fetched: the backlog's fetches.
  * @rx_backlog: the core put a PDU off: completions queue for @rx_work
@@ -270,6 +271,11 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  *	core by their handlers.
  * @stopping: shutdown began, or the accept failed: completions are
  *	dropped.
+ * @unpublished: accepted, but not yet on the list of connections nor
+ *	under its login deadline: a receive is held in the backlog (with
+ *	@rx_backlog) and a failed one ignored (the login deadline ends the
+ *	connection), as nothing may close it before ixt_iser_accept() has
+ *	published it.
  * @rx_work: hands the backlog to the core, delayed while the core puts
  *	its first PDU off (no cache lines free).
  * @rx_pdu: the PDU being handed over; the receive path only (the CQ's
@@ -342,6 +348,7 @@ struct ixt_iser_conn {
 	struct list_head fetched;
 	bool rx_backlog;
 	bool stopping;
+	bool unpublished;
 	struct delayed_work rx_work;
 	struct ixt_rx_pdu rx_pdu;
 	struct ixt_iser_rx **rx;

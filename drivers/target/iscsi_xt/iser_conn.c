@@ -318,7 +318,7 @@ static bool ixt_iser_rx_stopping(struct ixt_iser_conn *ic)
 	bool stopping;
 
 	spin_lock_bh(&ic->rx_lock);
-	stopping = ic->stopping;
+	stopping = ic->stopping || ic->unpublished;
 	spin_unlock_bh(&ic->rx_lock);
 	return stopping;
 }
@@ -955,16 +955,28 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	if (ret)
 		goto out_uninit;
 	id->context = &ic->ctx;
+	/*
+	 * The initiator may send its Login Request as soon as it is
+	 * accepted: the receive waits in the backlog until the connection
+	 * is published, or a failed login could close it before.
+	 */
+	ic->unpublished = true;
+	ic->rx_backlog = true;
 	ret = ixt_iser_cm_accept(ic, req);
 	if (ret) {
 		pr_warn_ratelimited("%pISpc: rdma_accept failed: %d\n",
 				    ixt_iser_peer(ic), ret);
 		goto out_uninit;
 	}
+	ixt_fault_stall(IXT_STALL_ISER_ACCEPT);
 	spin_lock(&ixt_iser_conns_lock);
 	list_add_tail(&ic->entry, &ixt_iser_conns);
 	spin_unlock(&ixt_iser_conns_lock);
 	ixt_conn_start(conn);
+	spin_lock_bh(&ic->rx_lock);
+	ic->unpublished = false;
+	queue_delayed_work(ixt_wq, &ic->rx_work, 0);
+	spin_unlock_bh(&ic->rx_lock);
 	pr_debug("%pISpc: iSER connection on %s, QP 0x%x\n", ixt_iser_peer(ic),
 		 dev_name(&id->device->dev), ic->qp->qp_num);
 	return 0;

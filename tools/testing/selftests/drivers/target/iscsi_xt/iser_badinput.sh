@@ -100,7 +100,8 @@ iser_params=/sys/module/iscsi_xt_iser/parameters
 owners=(iscsi_xt iscsi_xt_iser target_core_mod)
 ixt_work
 
-cases_cm=(cm_no_header cm_zbva cm_no_reads login_cap_first accept_fail_flush)
+cases_cm=(cm_no_header cm_zbva cm_no_reads login_cap_first accept_fail_flush
+	login_fails_in_accept)
 cases_msg=(login_logout msg_10_bytes msg_60_bytes msg_not_ctrl msg_short_data)
 cases_fetch=(write_read read_no_rsv write_bad_stag write_va_outside write_edtl_over_buffer
 	write_stag_invalidated)

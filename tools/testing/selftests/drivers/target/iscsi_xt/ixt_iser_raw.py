@@ -457,6 +457,12 @@ FAULT = '/sys/kernel/debug/iscsi_xt/fault'
 CAP_REFUSED = 4
 
 
+def stall(ms, site):
+    """The next pass through fault.c's stall @site sleeps @ms ms."""
+    with open(f'{FAULT}/stall', 'w') as f:
+        f.write(f'{ms} {site}\n')
+
+
 def site_hits(*names):
     """The allocations counted at each fault injection site of @names."""
     with open(f'{FAULT}/sites') as f:
@@ -518,6 +524,30 @@ def case_accept_fail_flush(ctx):
         with open(f'{FAULT}/fail', 'w') as f:
             f.write('0\n')
     return '4 connections failed at their second receive buffer, rejected'
+
+
+@case
+def case_login_fails_in_accept(ctx):
+    """A login refused (an unknown target, 0x0203) while the target's
+    accept path has not yet published the connection (stall
+    iser_accept, 5 s): the Login Request waits until it has, then the
+    answer comes and the connection closes; 17 s on (past the login
+    deadline the publication started) SLUB finds no freed object
+    touched and the kernel logs no Oops. Before, the refused login
+    closed the connection at once, and the accept path then put the
+    connection being freed on the list and under its login deadline,
+    which fired into freed memory."""
+    log = kmsg_mark()
+    stall(5000, 'iser_accept')
+    conn = connect(ctx, timeout=10)
+    keys = conn.leading_keys(ctx.target + '.none')
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and
+           rsp.status == 0x0203, f'login to an unknown target: {rsp}')
+    conn.close()
+    time.sleep(17)
+    slab_checked(log)
+    return nop_logout(logged_in(ctx))
 
 
 @case
@@ -1121,12 +1151,6 @@ def case_backlog_disconnect(ctx):
     n = fault_injected() - injected
     expect(n > 0, 'no cache line allocation failed: no backlog')
     return f'{BACKLOG_CUTS} connections cut, {n} with a backlog'
-
-
-def stall(ms, site):
-    """The next pass through fault.c's stall @site sleeps @ms ms."""
-    with open(f'{FAULT}/stall', 'w') as f:
-        f.write(f'{ms} {site}\n')
 
 
 @case
