@@ -254,7 +254,12 @@ static bool ixt_cmdsn_hold(struct ixt_conn *conn, struct ixt_rx_pdu *pdu,
 	return true;
 }
 
-/* A held request's turn has come (@deliver), or the session is going. */
+/*
+ * A held request's turn has come (@deliver), or the session is going.
+ * One held behind a Logout of its own connection that went before it is
+ * dropped: nothing after a Logout is acted on (a second Logout would
+ * answer twice, or close the whole session).
+ */
 static void ixt_cmdsn_unhold(struct ixt_sess *sess, struct ixt_cmdsn_held *h,
 			     bool deliver)
 {
@@ -262,7 +267,8 @@ static void ixt_cmdsn_unhold(struct ixt_sess *sess, struct ixt_cmdsn_held *h,
 		sess->held_bytes -= h->pdu.dlength;
 	if (h->conn) {
 		h->conn->cmdsn_held--;
-		if (deliver && !h->aborted && !ixt_conn_closing(h->conn))
+		if (deliver && !h->aborted && !ixt_conn_closing(h->conn) &&
+		    READ_ONCE(h->conn->state) == IXT_CONN_FULL_FEATURE)
 			ixt_sess_deliver(h->conn, &h->pdu);
 		else
 			ixt_cmdsn_drop(h->conn, &h->pdu);

@@ -2162,6 +2162,14 @@ def case_mcs_held_nop_reset(ctx):
         case_login_logout(ctx)
 
 
+def held_logout(conn, itt, cmdsn, reason, cid=0):
+    """A Logout Request, not immediate: it waits its turn."""
+    req = bytearray(logout_req(itt, cmdsn, conn.expstatsn, reason=reason,
+                               cid=cid))
+    req[0] &= ~0x40
+    conn.send_pdu(bytes(req))
+
+
 @case
 def case_mcs_held_logout_other_conn(ctx):
     """Two connections of one session: a Logout of the first, sent on the
@@ -2180,9 +2188,7 @@ def case_mcs_held_logout_other_conn(ctx):
     n = a.cmdsn
     n1 = (n + 1) & 0xffffffff
     out = a.next_itt()
-    req = bytearray(logout_req(out, n1, a.expstatsn, reason=1, cid=0))
-    req[0] &= ~0x40                     # not immediate: it waits its turn
-    a.send_pdu(bytes(req))
+    held_logout(a, out, n1, 1)
     pdu = a.poll_pdu(0.3)
     expect(pdu is None, f'for the Logout held behind CmdSN 0x{n:08x}: {pdu}')
     with open(f'{FAULT}/stall', 'w') as f:
@@ -2204,6 +2210,40 @@ def case_mcs_held_logout_other_conn(ctx):
     b.logout()
     return 'the Logout delivered from the second connection; ' \
         'the TUR read after it dropped'
+
+
+@case
+def case_mcs_second_held_logout(ctx):
+    """Two connections of one session: on the first, a Logout of itself
+    (CmdSN n+1) and then a Logout of the session (CmdSN n+2), both held
+    behind the hole at n; a NOP-Out with CmdSN n on the second closes
+    it. The first Logout is answered and closes the first connection;
+    the second, which came after it on that connection, is dropped
+    unanswered: the second connection, and the session, go on. Before,
+    it was acted on from a connection already logged out, and closed
+    the second connection with the session."""
+    a = logged_in(ctx, MCS, MaxConnections='2')
+    b = joined(ctx, a, MCS, 1)
+    b.itt = 0x10000
+    log = kmsg_mark()
+    n = a.cmdsn
+    first, second = a.next_itt(), a.next_itt()
+    held_logout(a, first, (n + 1) & 0xffffffff, 1)
+    held_logout(a, second, (n + 2) & 0xffffffff, 0)
+    pdu = a.poll_pdu(0.3)
+    expect(pdu is None, f'for the Logouts held behind CmdSN 0x{n:08x}: {pdu}')
+    nop = b.next_itt()
+    b.send_pdu(nop_out(nop, n, b.expstatsn))
+    b.recv_expect(OP_NOP_IN, nop)
+    rsp = a.recv_expect(OP_LOGOUT_RSP, first)
+    expect(rsp.response == 0, f'Logout Response {rsp.response}')
+    a.expect_closed(5.0)
+    b.cmdsn = (n + 3) & 0xffffffff
+    b.nop()
+    slab_checked(log)
+    b.logout()
+    return 'the first Logout answered, the one after it dropped; the ' \
+        'second connection went on'
 
 
 @case

@@ -132,7 +132,8 @@ cases_ffp=(ffp_write_read ffp_write_read_digests ffp_vendor_opcode
 	ffp_data_digest_error ffp_ext_cdb ffp_residual ffp_residual_at_end
 	mcs_cmdsn_across
 	mcs_limits mcs_reinstate_cid mcs_abort_across mcs_abort_held_dataout
-	mcs_held_nop_reset mcs_held_logout_other_conn ffp_text_keys
+	mcs_held_nop_reset mcs_held_logout_other_conn mcs_second_held_logout
+	ffp_text_keys
 	ffp_text_key_twice)
 cases_stall=(login_stall_connect login_stall_tpg ffp_dataout_timeout
 	ffp_dataout_timeout_per_write ffp_unsol_timeout ffp_unsol_timeout_refused
