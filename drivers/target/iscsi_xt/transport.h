@@ -93,7 +93,9 @@ struct ixt_conn_head {
  *	path
  * @conn: the connection the command came on; its release waits for
  *	every command of its session, so it outlives them.
- * @flags: IXT_CMD_F_* bits (cmd.h); changed by the receive path only.
+ * @flags: IXT_CMD_F_* bits (cmd.h); changed by the receive path, and
+ *	by the watchdog under the session's rx_lock
+ *	(ixt_dataout_abort_marked()).
  * @itt: Initiator Task Tag.
  * @nr_lines: number of cache lines of the buffer; 0 for a command
  *	without data. A bidirectional command's is its write buffer.
