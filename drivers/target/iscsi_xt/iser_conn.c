@@ -815,10 +815,15 @@ static int ixt_iser_cm_accept(struct ixt_iser_conn *ic,
 	hdr.flags = ISER_ZBVA_NOT_SUP;
 	if (!ic->snd_w_inv)
 		hdr.flags |= ISER_SEND_W_INV_NOT_SUP;
-	ic->ord = min_t(u32, req->responder_resources,
-			a->max_qp_init_rd_atom);
+	/*
+	 * The CM gives the passive side the request's depths from its own
+	 * point of view (cm_format_req_event(), iWARP's IRD and ORD alike):
+	 * @initiator_depth is how many RDMA READs the initiator takes at
+	 * once, @responder_resources how many it may send us.
+	 */
+	ic->ord = min_t(u32, req->initiator_depth, a->max_qp_init_rd_atom);
 	param.initiator_depth = ic->ord;
-	param.responder_resources = min_t(u32, req->initiator_depth,
+	param.responder_resources = min_t(u32, req->responder_resources,
 					  a->max_qp_rd_atom);
 	param.flow_control = 1;
 	/*
@@ -858,7 +863,7 @@ static const char *ixt_iser_cm_req_refused(const struct rdma_conn_param *req)
 		return "no iSER CM header";
 	if (!(cm->flags & ISER_ZBVA_NOT_SUP))
 		return "initiator wants zero-based addresses";
-	if (!req->responder_resources)
+	if (!req->initiator_depth)
 		return "no responder resources: writes could not be fetched";
 	return NULL;
 }
