@@ -30,6 +30,7 @@ from ixt_iscsi import (
 ATTR_SIMPLE, ATTR_ORDERED = 1, 2
 LUN0, LUN1 = 0, 1 << 48
 SLOW_LBA = 4096                 # past LUN 0's linear first MiB
+LONG_LBA = 1 << 20              # its second half, held --long-delay
 FAST_LBA = 0                    # inside it
 UNMAP_BLOCKS = 2048
 IMMEDIATE = {'ImmediateData': 'Yes'}
@@ -40,13 +41,14 @@ CASES = Cases()
 case = CASES.case
 
 
-def login(ctx, changes=None, initiator=None):
+def login(ctx, changes=None, initiator=None, timeout=None):
     """A connection logged in with the transport's default keys and the
     @changes (immediate data by default), as --initiator or @initiator,
     each LUN's unit attentions taken (TEST UNIT READY until GOOD); its
-    answers may take three times the backend's delay."""
+    answers may take three times the backend's delay, or @timeout
+    seconds."""
     changes = IMMEDIATE if changes is None else changes
-    kw = dict(timeout=3 * ctx.delay + 10,
+    kw = dict(timeout=timeout or 3 * ctx.delay + 10,
               initiator=initiator or ctx.initiator)
     if ctx.iser:
         import ixt_iser_raw
@@ -89,9 +91,10 @@ def unmap_cdb_data(lba, blocks):
     return struct.pack('>BB4xBHB', 0x42, 0, 0, len(data), 0), data
 
 
-def unmap(conn, attr=ATTR_SIMPLE, imm=False):
-    """UNMAP of LUN 0's held range, its parameter list as immediate data."""
-    cdb, data = unmap_cdb_data(SLOW_LBA, UNMAP_BLOCKS)
+def unmap(conn, attr=ATTR_SIMPLE, imm=False, lba=SLOW_LBA):
+    """UNMAP of LUN 0's held range (at @lba), its parameter list as
+    immediate data."""
+    cdb, data = unmap_cdb_data(lba, UNMAP_BLOCKS)
     return command(conn, cdb, LUN0, attr, data=data, imm=imm)
 
 
@@ -297,27 +300,31 @@ DEEP_UNMAPS = 300
 @case
 def case_held_fills_no_queue(ctx):
     """DEEP_UNMAPS UNMAPs of one session (the "-deep" ACL, queue depth
-    320), each held by the backend --delay in a work item of its own: more
-    than a per-CPU workqueue runs at once. Another session's NOP-Out is
-    answered at once all the same: the commands' work items do not share
-    a workqueue with the receive paths (before, the receive work of every
-    other session waited behind them, until the backend let some go)."""
+    320), each held by the backend --long-delay in a work item of its
+    own: more than a per-CPU workqueue runs at once. Another session's
+    NOP-Out is answered within half that all the same: the commands'
+    work items do not share a workqueue with the receive paths (before,
+    the receive work of every other session waited behind them until the
+    backend let some go, 2.05 s with a delay of 2 s)."""
     other = login(ctx)
-    deep = login(ctx, initiator=ctx.initiator + '-deep')
+    deep = login(ctx, initiator=ctx.initiator + '-deep',
+                 timeout=2 * ctx.long_delay + 10)
     room = (deep.maxcmdsn - deep.cmdsn + 1) & 0xffffffff
     expect(room >= DEEP_UNMAPS,
            f'a window of {room}, fewer than {DEEP_UNMAPS}: the case proves '
            f'nothing')
     start = time.monotonic()
-    sent = [unmap(deep) for _ in range(DEEP_UNMAPS)]
+    sent = [unmap(deep, lba=LONG_LBA) for _ in range(DEEP_UNMAPS)]
     time.sleep(0.5)                     # each in its work item, held
     ping = nop(other)
     got, _ = answers(other, [ping], start)
-    expect(got[ping] < 0.5 + SURE * ctx.delay / 2,
+    expect(got[ping] < ctx.long_delay / 2,
            f'the other session\'s NOP-In after {got[ping]:.2f} s: it waited '
            f'behind the held UNMAPs')
     held, _ = answers(deep, sent, start)
-    held_for_delay(ctx, held, sent[:1])
+    expect(held[sent[0]] >= SURE * ctx.long_delay,
+           f'the first UNMAP answered after {held[sent[0]]:.2f} s: the backend '
+           f'did not hold it {ctx.long_delay} s, so the case proves nothing')
     done(deep, '')
     return done(other, f'{DEEP_UNMAPS} UNMAPs held; the other session\'s '
                 f'NOP-In after {got[ping]:.2f} s')
@@ -338,6 +345,8 @@ def case_close_while_held(ctx):
 def options(ap):
     ap.add_argument('--delay', type=float, required=True,
                     help='seconds the LUNs\' backends hold a command')
+    ap.add_argument('--long-delay', type=float, required=True,
+                    help='seconds the second half of LUN 0 holds a write or discard')
     ap.add_argument('--iser', action='store_true', help='run over iSER')
     ap.add_argument('--depth', type=int, default=4,
                     help='the session\'s queue depth (the TPG\'s default_cmdsn_depth)')

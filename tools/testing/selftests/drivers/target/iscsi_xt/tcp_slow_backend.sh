@@ -39,6 +39,9 @@ fd=$IXT_CFS/core/fileio_86/ixt_sb_file
 # held_fills_no_queue's ACL: a queue depth of 320.
 deep=$tpg/acls/iqn.2026-11.org.example:ixt-slowcmd-deep
 delay_ms=$((2000 * IXT_SLOW))
+# held_fills_no_queue's: its UNMAPs, held far longer than a loaded
+# machine may keep another session's answer.
+long_ms=$((12000 * IXT_SLOW))
 cases=(unmap_nop unmap_r2t_nop unmap_read_passes unmap_then_ordered
 	fileio_read_nop fileio_write_nop held_bounded close_while_held)
 # dmsetup creates the device node itself: there is no udev in the VM.
@@ -61,18 +64,22 @@ raw() {
 	[ "$raw_client" = tcp ] || over=(--iser)
 	raw_out=$(timeout $((600 * IXT_SLOW)) "$ixt_py" "$ixt_libdir/ixt_slowcmd.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" "${over[@]}" \
-		--delay $((delay_ms / 1000)) --depth 4 "$@" 2>&1)
+		--delay $((delay_ms / 1000)) --long-delay $((long_ms / 1000)) \
+		--depth 4 "$@" 2>&1)
 }
 
-# The two held devices: nullb0's first MiB linear and the rest holding
-# writes and discards; nullb1 holding everything.
+# The two held devices: nullb0's first MiB linear, the rest of its first
+# half holding writes and discards delay_ms, its second half long_ms;
+# nullb1 holding everything.
 slow_devices() {
-	local sz
+	local sz half
 
 	ixt_null_blk nr_devices=2 memory_backed=1 gb=1 discard=1 || return 1
 	sz=$(cat /sys/block/nullb0/size)
-	printf '0 2048 linear /dev/nullb0 0\n2048 %d delay /dev/nullb0 2048 0 /dev/nullb0 2048 %d\n' \
-		$((sz - 2048)) $delay_ms | dmsetup create ixt_sb_unmap &&
+	half=$((sz / 2))
+	printf '0 2048 linear /dev/nullb0 0\n2048 %d delay /dev/nullb0 2048 0 /dev/nullb0 2048 %d\n%d %d delay /dev/nullb0 %d 0 /dev/nullb0 %d %d\n' \
+		$((half - 2048)) $delay_ms $half $((sz - half)) $half $half \
+		$long_ms | dmsetup create ixt_sb_unmap &&
 		echo "0 $sz delay /dev/nullb1 0 $delay_ms" |
 		dmsetup create ixt_sb_file
 }
