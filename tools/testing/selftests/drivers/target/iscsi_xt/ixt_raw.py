@@ -1476,8 +1476,13 @@ def case_ffp_reset_other_nexus(ctx):
                f'no TMF Response to the LUN RESET {took:.1f} s on, '
                f'{sent} bytes of the write trickled: {rsp}')
         expect(rsp.response == 0, f'LUN RESET: response {rsp.response}')
-        a.send_pdu(*dout(a, r2t, sent, r2t.w44 - sent, sent // BLOCK,
-                         final=True))
+        datasn = sent // BLOCK
+        while sent < r2t.w44:
+            n = min(a.target_mrdsl, r2t.w44 - sent)
+            a.send_pdu(*dout(a, r2t, sent, n, datasn,
+                             final=sent + n == r2t.w44))
+            sent += n
+            datasn += 1
         pdu = a.poll_pdu(2)
         expect(pdu is None or (pdu.op == OP_SCSI_RSP and pdu.itt == r2t.itt and
                                pdu.scsi_status == 0x40),
