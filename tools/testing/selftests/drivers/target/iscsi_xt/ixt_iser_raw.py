@@ -62,9 +62,10 @@ DATA_BUF = 4 << 20      # the write and read buffer
 # Keys of an iSER login (RFC 7145): no MaxRecvDataSegmentLength.
 def iser_keys(**changes):
     """The keys of an iSER login, with op_keys()'s @changes."""
-    return op_keys(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
-                   TargetRecvDataSegmentLength=str(RECV_DSL),
-                   InitiatorRecvDataSegmentLength=str(RECV_DSL), **changes)
+    keys = dict(MaxRecvDataSegmentLength=None, RDMAExtensions='Yes',
+                TargetRecvDataSegmentLength=str(RECV_DSL),
+                InitiatorRecvDataSegmentLength=str(RECV_DSL))
+    return op_keys(**{**keys, **changes})
 
 
 ISER_KEYS = iser_keys()
