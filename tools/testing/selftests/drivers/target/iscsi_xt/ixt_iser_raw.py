@@ -1044,10 +1044,11 @@ LONG_KEYS = [(f'X-org.example.{i:03d}'.ljust(63, 'k'), '1') for i in range(120)]
 def case_text_over_send(ctx):
     """InitiatorRecvDataSegmentLength 262144, then a Text Request in full
     feature phase of 120 unknown keys whose answer (NotUnderstood each,
-    9 KiB) is longer than a Send of the target carries (8 KiB): it comes
-    in parts (C bit), none over 8 KiB, every key answered, and the
-    connection goes on. Before, the target tried one Send of it, could
-    not map it, and closed the connection."""
+    9 KiB) is longer than what the target sends as one Send (8 KiB): it
+    comes in parts (C bit), none over 8 KiB, every key answered, and the
+    connection goes on. Before, it went in one Send, and an answer over
+    the 12 KiB a Send maps (SendTargets of many targets) closed the
+    connection."""
     conn = logged_in(ctx, iser_keys(InitiatorRecvDataSegmentLength='262144'))
     keys, parts = conn.text(LONG_KEYS)
     sizes = [len(p.data) for p in parts]
