@@ -2175,6 +2175,20 @@ def held_logout(conn, itt, cmdsn, reason, cid=0):
     conn.send_pdu(bytes(req))
 
 
+def logout_delivered(a, b, n, itt, next_cmdsn):
+    """A NOP-Out with CmdSN @n on @b closes the hole that holds @a's
+    Logout (@itt): @b's NOP-In comes, @a gets its Logout Response and is
+    closed, and @b goes on with CmdSN @next_cmdsn."""
+    nop = b.next_itt()
+    b.send_pdu(nop_out(nop, n, b.expstatsn))
+    b.recv_expect(OP_NOP_IN, nop)
+    rsp = a.recv_expect(OP_LOGOUT_RSP, itt)
+    expect(rsp.response == 0, f'Logout Response {rsp.response}')
+    a.expect_closed(5.0)
+    b.cmdsn = next_cmdsn
+    b.nop()
+
+
 @case
 def case_mcs_held_logout_other_conn(ctx):
     """Two connections of one session: a Logout of the first, sent on the
@@ -2202,14 +2216,7 @@ def case_mcs_held_logout_other_conn(ctx):
     a.send_pdu(scsi_cmd(F_FINAL, tur, 0, (n + 2) & 0xffffffff, a.expstatsn,
                         bytes(6), imm=True))
     time.sleep(0.2)                     # the first waits with the TUR read
-    nop = b.next_itt()
-    b.send_pdu(nop_out(nop, n, b.expstatsn))
-    b.recv_expect(OP_NOP_IN, nop)
-    rsp = a.recv_expect(OP_LOGOUT_RSP, out)
-    expect(rsp.response == 0, f'Logout Response {rsp.response}')
-    a.expect_closed(5.0)
-    b.cmdsn = (n + 2) & 0xffffffff
-    b.nop()
+    logout_delivered(a, b, n, out, (n + 2) & 0xffffffff)
     time.sleep(1)                       # the stall is over
     slab_checked(log)
     b.logout()
@@ -2237,14 +2244,7 @@ def case_mcs_second_held_logout(ctx):
     held_logout(a, second, (n + 2) & 0xffffffff, 0)
     pdu = a.poll_pdu(0.3)
     expect(pdu is None, f'for the Logouts held behind CmdSN 0x{n:08x}: {pdu}')
-    nop = b.next_itt()
-    b.send_pdu(nop_out(nop, n, b.expstatsn))
-    b.recv_expect(OP_NOP_IN, nop)
-    rsp = a.recv_expect(OP_LOGOUT_RSP, first)
-    expect(rsp.response == 0, f'Logout Response {rsp.response}')
-    a.expect_closed(5.0)
-    b.cmdsn = (n + 3) & 0xffffffff
-    b.nop()
+    logout_delivered(a, b, n, first, (n + 3) & 0xffffffff)
     slab_checked(log)
     b.logout()
     return 'the first Logout answered, the one after it dropped; the ' \

@@ -237,6 +237,36 @@ def pool_taken_back(ctx, conns, isid, what, trickle):
     return free, took, tries, shut_down
 
 
+def trickled(ctx, what, verb, isid, keys, send, worker):
+    """Three connections of the "-trickle" ACL's initiator (ISIDs changed
+    by @isid on: a session each), each logged in offering @keys, sending
+    what send(conn) sends (four 8 MiB @what), then trickling with
+    worker(conn, stop, count) in a thread of its own, which counts the
+    bytes it moved (@verb) in count[0]; then pool_taken_back(). Returns
+    the case's line."""
+    stop, count, conns, threads = threading.Event(), [0], [], []
+    try:
+        for i in range(3):
+            conn = Shut(ctx.host, ctx.port,
+                        initiator=ctx.initiator + '-trickle')
+            conn.isid ^= isid + i
+            conns.append(login_checked(conn, ctx.target, keys))
+            send(conn)
+            threads.append(threading.Thread(target=worker,
+                                            args=(conn, stop, count)))
+            threads[-1].start()
+        free, took, tries, shut_down = pool_taken_back(
+            ctx, conns, isid + 6, what, lambda: f'{count[0]} bytes {verb}')
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    return (f'{free} lines free under 12 {what} of 8 MiB; the trickle '
+            f'{verb} {count[0]} bytes; the other READ through after '
+            f'{took:.1f} s, {tries} tries; {shut_down} of 3 connections '
+            f'closed')
+
+
 @case
 def case_read_trickle(ctx):
     """A peer that reads a trickle holds the lines of its Data-In no
@@ -254,33 +284,17 @@ def case_read_trickle(ctx):
     READ goes through within 20 s (times IXT_SLOW). Before, it was TASK
     SET FULL for as long as the trickle lasted."""
     blocks = (8 << 20) // 512
-    stop, got, conns, readers = threading.Event(), [0], [], []
-    try:
-        for i in range(3):
-            conn = Shut(ctx.host, ctx.port,
-                        initiator=ctx.initiator + '-trickle')
-            conn.isid ^= 1 + i          # a session each, not a reinstatement
-            # Data-In of 256 KiB: 33 PDUs a READ.
-            conns.append(login_checked(
-                conn, ctx.target,
-                op_keys(MaxRecvDataSegmentLength='262144')))
-            for n in range(4):
-                conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n,
-                                           8 << 20, conn.cmdsn + n,
-                                           conn.expstatsn,
-                                           cdb10(0x28, 0, blocks))))
-            readers.append(threading.Thread(target=trickle,
-                                            args=(conn.sock, stop, got)))
-            readers[-1].start()
-        free, took, tries, shut_down = pool_taken_back(
-            ctx, conns, 7, 'READs', lambda: f'{got[0]} bytes read')
-    finally:
-        stop.set()
-        for r in readers:
-            r.join()
-    return (f'{free} lines free under 12 READs of 8 MiB; the trickle read '
-            f'{got[0]} bytes; the other READ through after {took:.1f} s, '
-            f'{tries} tries; {shut_down} of 3 connections closed')
+
+    def send(conn):
+        for n in range(4):
+            conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n, 8 << 20,
+                                       conn.cmdsn + n, conn.expstatsn,
+                                       cdb10(0x28, 0, blocks))))
+
+    # Data-In of 256 KiB: 33 PDUs a READ.
+    return trickled(ctx, 'READs', 'read', 1,
+                    op_keys(MaxRecvDataSegmentLength='262144'), send,
+                    lambda conn, stop, n: trickle(conn.sock, stop, n))
 
 
 def write_trickle(conn, stop, sent):
@@ -321,31 +335,16 @@ def case_write_trickle(ctx):
     (times IXT_SLOW). Before, it was TASK SET FULL for as long as the
     trickle lasted."""
     blocks = (8 << 20) // 512
-    stop, sent, conns, writers = threading.Event(), [0], [], []
-    try:
-        for i in range(3):
-            conn = Shut(ctx.host, ctx.port,
-                        initiator=ctx.initiator + '-trickle')
-            conn.isid ^= 9 + i          # a session each, not a reinstatement
-            conns.append(login_checked(conn, ctx.target))
-            for n in range(4):
-                conn.send(raw_pdu(scsi_cmd(F_FINAL | F_WRITE, 0x10000 + n,
-                                           8 << 20, conn.cmdsn + n,
-                                           conn.expstatsn,
-                                           cdb10(0x2a, 0, blocks))))
-            conn.cmdsn += 4
-            writers.append(threading.Thread(target=write_trickle,
-                                            args=(conn, stop, sent)))
-            writers[-1].start()
-        free, took, tries, shut_down = pool_taken_back(
-            ctx, conns, 15, 'WRITEs', lambda: f'{sent[0]} bytes sent')
-    finally:
-        stop.set()
-        for w in writers:
-            w.join()
-    return (f'{free} lines free under 12 WRITEs of 8 MiB; the trickle sent '
-            f'{sent[0]} bytes; the other READ through after {took:.1f} s, '
-            f'{tries} tries; {shut_down} of 3 connections closed')
+
+    def send(conn):
+        for n in range(4):
+            conn.send(raw_pdu(scsi_cmd(F_FINAL | F_WRITE, 0x10000 + n,
+                                       8 << 20, conn.cmdsn + n,
+                                       conn.expstatsn,
+                                       cdb10(0x2a, 0, blocks))))
+        conn.cmdsn += 4
+
+    return trickled(ctx, 'WRITEs', 'sent', 9, None, send, write_trickle)
 
 
 @case
