@@ -14,8 +14,7 @@
  *   sites     one line per site: its name, allocations, failures.
  *   stall     write "MS SITE": the next pass through stall site SITE
  *             (rx_hdr, data_in, iser_tx_stop, iser_accept) sleeps MS
- *             milliseconds;
- *             "0 SITE" disarms it.
+ *             milliseconds; "0 SITE" disarms it.
  *             Reads back one line per stall site: its name and the
  *             milliseconds armed.
  *
@@ -200,28 +199,60 @@ void ixt_fault_stall(enum ixt_stall_site site)
 }
 EXPORT_SYMBOL_GPL(ixt_fault_stall);
 
-static ssize_t ixt_fault_stall_write(struct file *file,
-				     const char __user *ubuf, size_t len,
-				     loff_t *ppos)
+/* The index of @name in @names (@nr of them), or -EINVAL. */
+static int ixt_fault_lookup(const char *const *names, int nr,
+			    const char *name)
 {
-	char buf[64], name[48];
-	unsigned int ms;
 	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* A site's name in a write: 47 characters and the NUL (the %47s below). */
+#define IXT_FAULT_NAME_LEN	48
+
+/*
+ * Reads "N [NAME]" from what a debugfs file was written: returns how
+ * many of the two were there (NAME, @name, is "" when missing), or a
+ * negative errno.
+ */
+static int ixt_fault_parse(const char __user *ubuf, size_t len,
+			   unsigned int *n, char name[IXT_FAULT_NAME_LEN])
+{
+	char buf[64];
+	int got;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%u %47s", &ms, name) != 2 || ms > 60000)
+	name[0] = '\0';
+	got = sscanf(buf, "%u %47s", n, name);
+	return got < 1 ? -EINVAL : got;
+}
+
+static ssize_t ixt_fault_stall_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	char name[IXT_FAULT_NAME_LEN];
+	unsigned int ms;
+	int ret, site;
+
+	ret = ixt_fault_parse(ubuf, len, &ms, name);
+	if (ret < 0)
+		return ret;
+	if (ret != 2 || ms > 60000)
 		return -EINVAL;
-	for (i = 0; i < IXT_STALL_NR; i++) {
-		if (!strcmp(name, ixt_stall_names[i])) {
-			atomic_set(&ixt_stall_ms[i], ms);
-			return len;
-		}
-	}
-	return -EINVAL;
+	site = ixt_fault_lookup(ixt_stall_names, IXT_STALL_NR, name);
+	if (site < 0)
+		return site;
+	atomic_set(&ixt_stall_ms[site], ms);
+	return len;
 }
 
 static int ixt_fault_stall_show(struct seq_file *m, void *v)
@@ -248,16 +279,6 @@ static const struct file_operations ixt_fault_stall_fops = {
 	.release	= single_release,
 };
 
-static int ixt_fault_lookup(const char *name)
-{
-	int i;
-
-	for (i = 0; i < IXT_FAULT_NR; i++)
-		if (!strcmp(name, ixt_fault_names[i]))
-			return i;
-	return -EINVAL;
-}
-
 /* Arms: fail the @nth allocation (0: none) counted at @site from now. */
 static void ixt_fault_arm(unsigned int nth, int site)
 {
@@ -276,21 +297,16 @@ static void ixt_fault_arm(unsigned int nth, int site)
 static ssize_t ixt_fault_fail_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *ppos)
 {
-	char buf[64], name[48] = "";
-	unsigned int nth;
+	char name[IXT_FAULT_NAME_LEN];
 	int site = IXT_FAULT_NR;
+	unsigned int nth;
 	int n;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	n = sscanf(buf, "%u %47s", &nth, name);
-	if (n < 1)
-		return -EINVAL;
+	n = ixt_fault_parse(ubuf, len, &nth, name);
+	if (n < 0)
+		return n;
 	if (n == 2 && strcmp(name, "all")) {
-		site = ixt_fault_lookup(name);
+		site = ixt_fault_lookup(ixt_fault_names, IXT_FAULT_NR, name);
 		if (site < 0)
 			return site;
 	}
@@ -355,7 +371,8 @@ int ixt_fault_init(void)
 	int site = IXT_FAULT_NR;
 
 	if (fault_site && *fault_site) {
-		site = ixt_fault_lookup(fault_site);
+		site = ixt_fault_lookup(ixt_fault_names, IXT_FAULT_NR,
+					fault_site);
 		if (site < 0) {
 			pr_err("fault: no allocation site %s\n", fault_site);
 			return site;
