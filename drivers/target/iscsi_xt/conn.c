@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "fair.h"
 #include "fault.h"
 #include "pool.h"
 #include "session.h"
@@ -52,7 +53,7 @@
 static unsigned int max_login_conns = 64;
 module_param(max_login_conns, uint, 0644);
 MODULE_PARM_DESC(max_login_conns,
-		 "Most connections in the login phase at once, over all portals; more are closed at accept (default 64)");
+		 "Most connections in the login phase at once, over all portals; past it a newcomer takes the place of the oldest of the host holding the most, at least two more than its own, or is closed at accept (default 64)");
 
 struct workqueue_struct *ixt_wq;
 EXPORT_SYMBOL_GPL(ixt_wq);
@@ -65,8 +66,14 @@ EXPORT_SYMBOL_GPL(ixt_wq);
  */
 struct workqueue_struct *ixt_submit_wq;
 
+static void ixt_conn_login_evict(struct ixt_fair_slot *slot, u32 held);
+
 /* Connections that have not reached full feature phase. */
-static atomic_t ixt_login_conns = ATOMIC_INIT(0);
+static struct ixt_fair_bound ixt_login_bound = {
+	.lock = __SPIN_LOCK_UNLOCKED(ixt_login_bound.lock),
+	.slots = LIST_HEAD_INIT(ixt_login_bound.slots),
+	.evict = ixt_conn_login_evict,
+};
 
 /* Protects ixt_conns; module exit waits on ixt_conns_wq for it to empty. */
 static DEFINE_SPINLOCK(ixt_conns_lock);
@@ -635,8 +642,23 @@ void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs)
 void ixt_conn_login_done(struct ixt_conn *conn)
 {
 	if (test_and_clear_bit(IXT_CONN_F_IN_LOGIN, &conn->flags))
-		atomic_dec(&ixt_login_conns);
+		ixt_fair_put(&ixt_login_bound, &conn->login_slot);
 	cancel_delayed_work(&conn->deadline);
+}
+
+/*
+ * The bound on connections in login is full and another host wants a
+ * place: this connection's host holds the most of them, @held.
+ */
+static void ixt_conn_login_evict(struct ixt_fair_slot *slot, u32 held)
+{
+	struct ixt_conn *conn = container_of(slot, struct ixt_conn,
+					     login_slot);
+
+	pr_warn_ratelimited("%pISpc: login reset: its host has %u of the %u connections in login, and another host asks for one\n",
+			    &conn->head.peer, held, max_login_conns);
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
+	ixt_conn_close(conn);
 }
 
 /**
@@ -840,7 +862,8 @@ EXPORT_SYMBOL_GPL(ixt_conn_free);
  * @portal: where the connection arrived; the connection takes a
  *	reference.
  *
- * Counts the connection against max_login_conns. Undo with
+ * Counts the connection against max_login_conns, or takes the place of
+ * a connection of the host that holds the most (fair.c). Undo with
  * ixt_conn_uninit() until ixt_conn_start() is called.
  *
  * Context: Process context.
@@ -850,9 +873,10 @@ int ixt_conn_init(struct ixt_conn *conn, struct ixt_portal *portal)
 {
 	int ret;
 
-	if (atomic_inc_return(&ixt_login_conns) > READ_ONCE(max_login_conns)) {
-		atomic_dec(&ixt_login_conns);
-		pr_warn_ratelimited("%pISpc: refused: %u connections already in login\n",
+	if (ixt_fair_take(&ixt_login_bound, &conn->login_slot,
+			  ixt_fair_host(&conn->head.peer),
+			  READ_ONCE(max_login_conns))) {
+		pr_warn_ratelimited("%pISpc: refused: %u connections already in login, its host's the most\n",
 				    &conn->head.peer, max_login_conns);
 		return -EBUSY;
 	}
@@ -916,14 +940,16 @@ EXPORT_SYMBOL_GPL(ixt_conn_uninit);
  * ixt_conn_start() - start the login deadline of a connection
  * @conn: the connection, being hooked up to its transport.
  *
- * From here on, only ixt_conn_close() ends the connection.
+ * From here on, only ixt_conn_close() ends the connection, and another
+ * host's login may end it while it is in login (ixt_fair_take()).
  *
- * Context: Any context but hard IRQ.
+ * Context: Process context, maybe with bottom halves disabled.
  */
 void ixt_conn_start(struct ixt_conn *conn)
 {
 	queue_delayed_work(ixt_wq, &conn->deadline,
 			   IXT_LOGIN_TIMEOUT_DEFAULT * HZ);
+	ixt_fair_arm(&ixt_login_bound, &conn->login_slot);
 }
 EXPORT_SYMBOL_GPL(ixt_conn_start);
 

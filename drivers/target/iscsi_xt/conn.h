@@ -21,6 +21,7 @@
 #include <iscsi_xt/params.h>
 #include <iscsi_xt/pdu.h>
 
+#include "fair.h"
 #include "iscsi_xt.h"
 #include "pool.h"
 #include "transport.h"
@@ -100,6 +101,10 @@ struct ixt_reqbuf {
  * @logout_rsp: the Logout Response @logout_work sends; owned by the
  *	work from ixt_sess_logout_last() on, %NULL once it is queued.
  * @login_start: jiffies when the connection was accepted.
+ * @login_slot: its place in the bound on connections in login, while
+ *	%IXT_CONN_F_IN_LOGIN is set (conn.c).
+ * @discovery_slot: its place in the bound on discovery sessions, while
+ *	its discovery session is registered (session.c).
  * @neg: the login's key negotiation, kept in full feature phase for
  *	the keys of Text Requests (rx work); %NULL before.
  * @text_req: Text Request text being reassembled (rx work).
@@ -198,6 +203,8 @@ struct ixt_conn {
 	struct work_struct logout_work;
 	struct ixt_tx_pdu *logout_rsp;
 	unsigned long login_start;
+	struct ixt_fair_slot login_slot;
+	struct ixt_fair_slot discovery_slot;
 	struct ixt_neg *neg;
 	struct ixt_reqbuf text_req;
 	struct ixt_text_buf text_rsp;

@@ -71,7 +71,15 @@ MODULE_PARM_DESC(sessions_per_initiator,
  * refused with "out of resources".
  */
 #define IXT_MAX_DISCOVERY_SESSIONS	64
-static atomic_t ixt_discovery_sessions = ATOMIC_INIT(0);
+
+static void ixt_sess_discovery_evict(struct ixt_fair_slot *slot, u32 held);
+
+/* At the bound, a newcomer may take the place of another host's (fair.c). */
+static struct ixt_fair_bound ixt_discovery_bound = {
+	.lock = __SPIN_LOCK_UNLOCKED(ixt_discovery_bound.lock),
+	.slots = LIST_HEAD_INIT(ixt_discovery_bound.slots),
+	.evict = ixt_sess_discovery_evict,
+};
 
 /* Seconds an initiator is given to log out when the target asks it to. */
 #define IXT_LOGOUT_REQUEST_SECS		2
@@ -185,6 +193,21 @@ static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
 	return 0;
 }
 
+/*
+ * The bound on discovery sessions is full and another host wants one:
+ * this session's host holds the most of them, @held.
+ */
+static void ixt_sess_discovery_evict(struct ixt_fair_slot *slot, u32 held)
+{
+	struct ixt_conn *conn = container_of(slot, struct ixt_conn,
+					     discovery_slot);
+
+	pr_warn_ratelimited("%pISpc: discovery session reset: its host has %u of the %u discovery sessions, and another host asks for one\n",
+			    &conn->head.peer, held, IXT_MAX_DISCOVERY_SESSIONS);
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
+	ixt_conn_close(conn);
+}
+
 /**
  * ixt_sess_register() - make a session live at the end of its login
  * @sess: the session, with @tpg set for a normal session; the
@@ -197,9 +220,10 @@ static int ixt_sess_setup_cb(struct se_portal_group *se_tpg,
  *
  * Context: Process context (the receive path); takes ixt_sess_mutex.
  * Return: 0; -EACCES when no ACL admits the initiator any more; -EBUSY
- * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open, or the
- * initiator has sessions_per_initiator normal sessions in the TPG;
- * -ENOMEM. On error the caller still owns @sess.
+ * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open and no
+ * other host holds two more of them than the initiator's (which would
+ * give one up), or the initiator has sessions_per_initiator normal
+ * sessions in the TPG; -ENOMEM. On error the caller still owns @sess.
  */
 int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 {
@@ -208,14 +232,15 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 	struct ixt_node_acl *nacl;
 
 	if (sess->discovery) {
-		if (atomic_inc_return(&ixt_discovery_sessions) >
-		    IXT_MAX_DISCOVERY_SESSIONS) {
-			atomic_dec(&ixt_discovery_sessions);
-			pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open\n",
+		if (ixt_fair_take(&ixt_discovery_bound, &conn->discovery_slot,
+				  ixt_fair_host(&conn->head.peer),
+				  IXT_MAX_DISCOVERY_SESSIONS)) {
+			pr_warn_ratelimited("%pISpc: discovery login refused: %u discovery sessions open, its host's the most\n",
 					    &conn->head.peer,
 					    IXT_MAX_DISCOVERY_SESSIONS);
 			return -EBUSY;
 		}
+		ixt_fair_arm(&ixt_discovery_bound, &conn->discovery_slot);
 	} else {
 		se_sess = ixt_fault(IXT_FAULT_SE_SESS) ? ERR_PTR(-ENOMEM) :
 			  target_setup_session(&sess->tpg->se_tpg, 0, 0,
@@ -401,7 +426,7 @@ static void ixt_sess_end(struct ixt_sess *sess, struct ixt_conn *conn)
 	ixt_sess_core_end(sess, conn);
 	/* Apart, so that discovery sessions cannot crowd normal ones out. */
 	if (sess->discovery) {
-		atomic_dec(&ixt_discovery_sessions);
+		ixt_fair_put(&ixt_discovery_bound, &conn->discovery_slot);
 		pr_info_ratelimited("discovery session of %s, TSIH %u, closed\n",
 				    sess->initiator, sess->tsih);
 	} else {

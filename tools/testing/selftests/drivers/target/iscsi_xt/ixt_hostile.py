@@ -57,6 +57,17 @@ a forged log line: the login is refused with 0x0200 (initiator error),
 and no kernel log line holds the forged text (names were logged, and
 the InitiatorName kept in last_fail_name, before they were checked).
 
+login_fair: from one host (the first of --sources), --conns idle
+connections, every place of the bound on connections in login; another
+connection of that host is closed at accept, while a discovery login
+from a second host (the second of --sources) gets in: the first host's
+oldest connection gives its place up and is reset (one host used to keep
+every other out of login for as long as it reconnected).
+
+discovery_fair: from the first host, DISCOVERY_MAX discovery sessions,
+every place of the bound on them; a discovery login from the second
+host gets in, and the first host's oldest session is reset.
+
 lun_flood: 300 TEST UNIT READYs on LUN 7, which the session does not
 map: each answered CHECK CONDITION, LOGICAL UNIT NOT SUPPORTED, and no
 message of the kernel log more often than printk_ratelimited() lets a
@@ -363,6 +374,118 @@ def case_discovery_cap(ctx):
             conn.close()
     return (f'{DISCOVERY_MAX} discovery sessions held, the next refused '
             f'with 0x0302, one more in after a logout')
+
+
+def closed_within(sock, secs):
+    """Whether the target closes (or resets) @sock within @secs."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if not still_open(sock):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def sources(ctx):
+    first, second = ctx.sources.split(',')
+    return first, second
+
+
+def discovery_from(ctx, source):
+    """A discovery session from @source that asks for the targets and
+    logs out; what went wrong, or None."""
+    try:
+        conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator,
+                          source=source)
+    except OSError as e:
+        return f'connect: {e}'
+    try:
+        status = discovery_login(ctx, conn)
+        if status:
+            return f'login status 0x{status:04x}'
+        keys, _ = conn.text([('SendTargets', 'All')])
+        if ('TargetName', ctx.target) not in keys:
+            return f'SendTargets: {keys}'
+        conn.logout()
+        return None
+    except (Fail, OSError) as e:
+        return f'{type(e).__name__}: {e}'
+    finally:
+        conn.close()
+
+
+@case
+def case_login_fair(ctx):
+    """One host holds every place in login; another host still logs in."""
+    greedy, other = sources(ctx)
+    socks = []
+    kmsg = kmsg_mark()
+    try:
+        for _ in range(ctx.conns):
+            socks.append(socket.create_connection(
+                (ctx.host, ctx.port), timeout=10,
+                source_address=(greedy, 0)))
+        time.sleep(ctx.settle)
+        held = sum(still_open(s) for s in socks)
+        expect(held == ctx.conns, f'{held} of {ctx.conns} idle connections '
+               f'from {greedy} open before the test, expected all')
+        extra = socket.create_connection((ctx.host, ctx.port), timeout=10,
+                                         source_address=(greedy, 0))
+        socks.append(extra)
+        expect(closed_within(extra, 5 * SLOW),
+               f'connection {ctx.conns + 1} from {greedy}: not closed at '
+               f'accept with every place in login its host\'s')
+        err = discovery_from(ctx, other)
+        expect(err is None, f'discovery login from {other} while {greedy} '
+               f'holds the {ctx.conns} places in login: {err}')
+        expect(closed_within(socks[0], 5 * SLOW),
+               f'the oldest connection of {greedy} was not reset')
+        held = sum(still_open(s) for s in socks[1:ctx.conns])
+        expect(held == ctx.conns - 1, f'{held} of the other '
+               f'{ctx.conns - 1} connections of {greedy} open, expected '
+               f'all: only one place was needed')
+    finally:
+        for s in socks:
+            s.close()
+        lines = [m for _, m in kmsg_since(kmsg) if 'login reset' in m]
+        # The next case needs the places back.
+        time.sleep(1)
+    expect(any(f'has {ctx.conns} of the {ctx.conns}' in m for m in lines),
+           f'no "login reset" line naming {ctx.conns} of {ctx.conns}: '
+           f'{lines}')
+    return (f'{ctx.conns} connections in login from {greedy}, the next '
+            f'closed; a discovery session from {other} in, the oldest of '
+            f'{greedy} reset: "{lines[0]}"')
+
+
+@case
+def case_discovery_fair(ctx):
+    """One host holds every discovery session; another host gets one."""
+    greedy, other = sources(ctx)
+    conns = []
+    try:
+        for i in range(DISCOVERY_MAX):
+            conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator,
+                              source=greedy)
+            conn.isid = 0x800000000000 | i
+            conns.append(conn)
+            status = discovery_login(ctx, conn)
+            expect(status == 0, f'discovery session {i + 1} from {greedy}: '
+                   f'status 0x{status:04x}')
+        err = discovery_from(ctx, other)
+        expect(err is None, f'discovery login from {other} while {greedy} '
+               f'holds the {DISCOVERY_MAX} discovery sessions: {err}')
+        expect(closed_within(conns[0].sock, 5 * SLOW),
+               f'the oldest discovery session of {greedy} was not reset')
+        held = sum(still_open(c.sock) for c in conns[1:])
+        expect(held == DISCOVERY_MAX - 1, f'{held} of the other '
+               f'{DISCOVERY_MAX - 1} discovery sessions of {greedy} open, '
+               f'expected all')
+    finally:
+        for conn in conns:
+            conn.close()
+    return (f'{DISCOVERY_MAX} discovery sessions from {greedy}; one from '
+            f'{other} in, the oldest of {greedy} reset')
 
 
 def unread_conn(ctx):
@@ -715,7 +838,10 @@ def main():
         ap.add_argument('--parallel', type=int, default=8,
                         help='flood: connections at a time')
         ap.add_argument('--settle', type=float, default=3.0,
-                        help='pin_: seconds before measuring')
+                        help='pin_, login_fair: seconds before measuring')
+        ap.add_argument('--sources', default='192.0.2.2,192.0.2.1',
+                        help='login_fair, discovery_fair: the addresses of '
+                        'the greedy host and of the other, comma-separated')
     return CASES.main(__doc__, 'iqn.2026-11.org.example:ixt-hostile',
                       options)
 

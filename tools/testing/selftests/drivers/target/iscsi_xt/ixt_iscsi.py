@@ -238,8 +238,11 @@ DECLARATIVE = {'TargetPortalGroupTag', 'TargetAlias', 'TargetAddress',
 class Connection:
     """One TCP connection to the target, with the session's counters."""
 
-    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, host, port=3260, timeout=ANSWER_SECS, initiator=None,
+                 source=None):
+        self.sock = socket.create_connection(
+            (host, port), timeout=timeout,
+            source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.init_session(timeout, initiator)
 

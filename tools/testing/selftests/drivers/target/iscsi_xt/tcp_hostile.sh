@@ -36,6 +36,14 @@
 # - lun_flood: 300 TEST UNIT READYs on a LUN the session does not map:
 #   each CHECK CONDITION, LOGICAL UNIT NOT SUPPORTED; no message logged
 #   more often than printk_ratelimited() allows a call site;
+# - login_fair: from $IXT_ADDR4_I, $pin idle connections, every place in
+#   login; its next connection closed at accept, while a discovery login
+#   from $IXT_ADDR4_T gets in, the first host's oldest connection reset
+#   for it (before: closed at accept, the first host keeping every other
+#   out of login);
+# - discovery_fair: from $IXT_ADDR4_I, 64 discovery sessions, every place;
+#   a discovery login from $IXT_ADDR4_T gets in, the first host's oldest
+#   session reset for it (before: refused with 0x0302);
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -57,7 +65,8 @@ tpg=$IXT_FABRIC/$tgt/tpgt_1
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
-	login_unread logout_unread discovery_idle name_newline lun_flood flood)
+	login_unread logout_unread discovery_idle name_newline lun_flood login_fair
+	discovery_fair flood)
 
 cleanup() {
 	ixt_cleanup
@@ -67,7 +76,8 @@ trap cleanup EXIT
 # raw CASE...: run ixt_hostile.py against the TPG; its lines in $raw_out.
 raw() {
 	raw_out=$(timeout $((600 * IXT_SLOW)) python3 "$ixt_libdir/ixt_hostile.py" \
-		--target "$tgt" --host "$IXT_ADDR4_T" --conns "$pin" "$@" 2>&1)
+		--target "$tgt" --host "$IXT_ADDR4_T" --conns "$pin" \
+		--sources "$IXT_ADDR4_I,$IXT_ADDR4_T" "$@" 2>&1)
 }
 
 ixt_begin $((${#cases[@]} + 2))
@@ -82,7 +92,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:10}"
+ixt_raw_cases "${cases[@]:0:12}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
