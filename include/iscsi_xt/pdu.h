@@ -162,6 +162,7 @@ int ixt_pdu_check_bhs(const struct iscsi_hdr *hdr,
 int ixt_pdu_parse_ahs(const u8 *ahs, u32 len, struct ixt_pdu_ahs *out,
 		      u8 *reason);
 bool ixt_pdu_cdb_complete(const u8 *cdb, u32 ecdb_len);
+bool ixt_cdb_writes_medium(const u8 *cdb);
 
 /*
  * Serial-number arithmetic on 32-bit sequence numbers (CmdSN, StatSN,

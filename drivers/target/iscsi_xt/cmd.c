@@ -715,18 +715,37 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
  * target core would answer (LOGICAL UNIT NOT SUPPORTED): the core logs
  * each such command, without a rate limit, and a peer would fill the
  * kernel log. An unmapped LUN 0 is the virtual LUN 0, which the core
- * answers without a word. Returns true when @cmd is answered.
+ * answers without a word. A command that may change the medium of a LUN
+ * the session maps read-only gets DATA PROTECT, WRITE PROTECTED, whatever
+ * its R and W bits say (ixt_cdb_writes_medium()); so does a third-party
+ * copy (83h) on a session that maps any LUN read-only, since its
+ * destination, in its parameter list, could be that LUN and the core
+ * does not check it against the mapping. Returns true when @cmd is
+ * answered.
  */
-static bool ixt_cmd_lun_refused(struct ixt_cmd *cmd, u64 lun)
+static bool ixt_cmd_lun_refused(struct ixt_cmd *cmd, u64 lun, const u8 *cdb)
 {
 	struct ixt_sess *sess = cmd->head.conn->sess;
+	bool writes = ixt_cdb_writes_medium(cdb);
+	enum ixt_lun_access access;
+	sense_reason_t reason;
 
-	if (!lun || ixt_lun_mapped(sess->se_sess, lun))
+	if (!lun && !writes)
 		return false;
-	pr_warn_ratelimited("%s: a command for LUN %llu, which it does not map\n",
-			    sess->initiator, lun);
-	transport_send_check_condition_and_sense(&cmd->se_cmd,
-						 TCM_NON_EXISTENT_LUN, 0);
+	access = ixt_lun_access(sess->se_sess, lun);
+	if (access == IXT_LUN_UNMAPPED && lun) {
+		pr_warn_ratelimited("%s: a command for LUN %llu, which it does not map\n",
+				    sess->initiator, lun);
+		reason = TCM_NON_EXISTENT_LUN;
+	} else if ((access == IXT_LUN_RO && writes) ||
+		   (cdb[0] == EXTENDED_COPY && ixt_lun_any_ro(sess->se_sess))) {
+		pr_warn_ratelimited("%s: CDB 0x%02x for LUN %llu refused: it may write a LUN mapped read-only\n",
+				    sess->initiator, cdb[0], lun);
+		reason = TCM_WRITE_PROTECTED;
+	} else {
+		return false;
+	}
+	transport_send_check_condition_and_sense(&cmd->se_cmd, reason, 0);
 	target_put_sess_cmd(&cmd->se_cmd);
 	return true;
 }
@@ -792,7 +811,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (dir == DMA_TO_DEVICE && cmd->head.nr_lines)
 		sg_nents = ixt_cmd_cut_sgl(cmd, data_length);
 	/* On failure the core answers through ixt_queue_status(). */
-	if (!ixt_cmd_lun_refused(cmd, lun) &&
+	if (!ixt_cmd_lun_refused(cmd, lun, cdb) &&
 	    !target_submit_prep(&cmd->se_cmd, cdb,
 				sg_nents ? cmd->sgl : NULL, sg_nents,
 				cmd->bidi ? cmd->bidi->sgl : NULL,

@@ -199,7 +199,21 @@ static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
 /* resid.c */
 bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 			 u32 edtl, struct ixt_resid_fit *fit);
-bool ixt_lun_mapped(struct se_session *se_sess, u64 lun);
+
+/**
+ * enum ixt_lun_access - how a session maps a LUN (ixt_lun_access())
+ * @IXT_LUN_UNMAPPED: not at all, or the LUN is going away.
+ * @IXT_LUN_RW: read-write.
+ * @IXT_LUN_RO: read-only (the mapping's write_protect).
+ */
+enum ixt_lun_access {
+	IXT_LUN_UNMAPPED,
+	IXT_LUN_RW,
+	IXT_LUN_RO,
+};
+
+enum ixt_lun_access ixt_lun_access(struct se_session *se_sess, u64 lun);
+bool ixt_lun_any_ro(struct se_session *se_sess);
 
 /* cmd.c */
 int ixt_cmd_rx_hdr(struct ixt_conn *conn, struct ixt_rx_pdu *pdu);

@@ -490,3 +490,75 @@ bool ixt_pdu_cdb_complete(const u8 *cdb, u32 ecdb_len)
 	return IXT_CDB_VARLEN_HDR + cdb[IXT_CDB_VARLEN_ADDL] <=
 	       ISCSI_CDB_SIZE + ecdb_len;
 }
+
+/*
+ * Service actions of a variable-length CDB (SBC-4) that write the medium:
+ * XDWRITEREAD(32), WRITE(32), WRITE AND VERIFY(32), WRITE SAME(32),
+ * ORWRITE(32).
+ */
+static bool ixt_cdb_varlen_writes(u16 sa)
+{
+	switch (sa) {
+	case 0x0007:
+	case 0x000b:
+	case 0x000c:
+	case 0x000d:
+	case 0x000e:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * ixt_cdb_writes_medium() - whether a CDB may change what a LUN stores
+ * @cdb: the CDB, at least %ISCSI_CDB_SIZE bytes, all of it there
+ *	(ixt_pdu_cdb_complete()).
+ *
+ * The target core refuses a command on a LUN mapped read-only only when
+ * the initiator announced data for the device (the W bit), and takes the
+ * direction from the R and W bits alone: a WRITE SAME sent with R, or
+ * with neither bit and its UNMAP or NDOB bit set, or a third-party copy,
+ * would still write or discard. So the fabric refuses these itself, by
+ * the operation code, whatever the bits say (SBC-4's commands that
+ * modify the medium, and EXTENDED COPY, whose destination the core does
+ * not check against the mapping; pass-through devices get the same list).
+ *
+ * Context: Any context.
+ * Return: true for FORMAT UNIT, REASSIGN BLOCKS, WRITE(6/10/12/16/32),
+ * WRITE AND VERIFY(10/12/16/32), WRITE LONG(10/16), WRITE SAME(10/16/32),
+ * UNMAP, XDWRITEREAD(10/32), COMPARE AND WRITE, ORWRITE(16/32), WRITE
+ * ATOMIC(16), WRITE STREAM(16), WRITE SCATTERED, SANITIZE and EXTENDED
+ * COPY.
+ */
+bool ixt_cdb_writes_medium(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case 0x04:	/* FORMAT UNIT */
+	case 0x07:	/* REASSIGN BLOCKS */
+	case 0x0a:	/* WRITE(6) */
+	case 0x2a:	/* WRITE(10) */
+	case 0x2e:	/* WRITE AND VERIFY(10) */
+	case 0x3f:	/* WRITE LONG(10) */
+	case 0x41:	/* WRITE SAME(10) */
+	case 0x42:	/* UNMAP */
+	case 0x48:	/* SANITIZE */
+	case 0x53:	/* XDWRITEREAD(10) */
+	case 0x83:	/* EXTENDED COPY */
+	case 0x89:	/* COMPARE AND WRITE */
+	case 0x8a:	/* WRITE(16) */
+	case 0x8b:	/* ORWRITE(16) */
+	case 0x8e:	/* WRITE AND VERIFY(16) */
+	case 0x93:	/* WRITE SAME(16) */
+	case 0x9a:	/* WRITE STREAM(16) */
+	case 0x9c:	/* WRITE ATOMIC(16) */
+	case 0x9f:	/* WRITE LONG(16), WRITE SCATTERED (SERVICE ACTION OUT(16)) */
+	case 0xaa:	/* WRITE(12) */
+	case 0xae:	/* WRITE AND VERIFY(12) */
+		return true;
+	case IXT_CDB_VARLEN_OPCODE:
+		return ixt_cdb_varlen_writes(get_unaligned_be16(&cdb[8]));
+	default:
+		return false;
+	}
+}

@@ -24,7 +24,8 @@
  * for the core to answer LOGICAL BLOCK ADDRESS OUT OF RANGE.
  *
  * The lookup of a session's LUN that fitting needs also tells
- * ixt_cmd_rx() which LUNs a session maps (ixt_lun_mapped()).
+ * ixt_cmd_rx() which LUNs a session maps, and which read-only
+ * (ixt_lun_access()).
  */
 
 #include <linux/percpu-refcount.h>
@@ -109,12 +110,14 @@ static void ixt_resid_set_blocks(u8 *cdb, u32 blocks)
 
 /*
  * The LUN @lun of @se_sess with a reference (lun_ref) that keeps its
- * device, or %NULL when the session maps no such LUN. The session's LUN
- * entries are walked under RCU as the target core's own lookup does
+ * device, or %NULL when the session maps no such LUN; *@ro, if given,
+ * says whether the session maps it read-only. The session's LUN entries
+ * are walked under RCU as the target core's own lookup does
  * (transport_lookup_cmd_lun(), whose helper is not exported in a public
  * header).
  */
-static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun)
+static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun,
+					bool *ro)
 {
 	struct se_dev_entry *deve;
 	struct se_lun *se_lun = NULL;
@@ -124,8 +127,11 @@ static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun)
 				 link) {
 		if (deve->mapped_lun != lun)
 			continue;
-		if (percpu_ref_tryget_live(&deve->se_lun->lun_ref))
+		if (percpu_ref_tryget_live(&deve->se_lun->lun_ref)) {
 			se_lun = deve->se_lun;
+			if (ro)
+				*ro = deve->lun_access_ro;
+		}
 		break;
 	}
 	rcu_read_unlock();
@@ -133,21 +139,49 @@ static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun)
 }
 
 /**
- * ixt_lun_mapped() - whether a session maps a LUN
+ * ixt_lun_any_ro() - whether a session maps some LUN read-only
+ * @se_sess: the session.
+ *
+ * Context: Process context.
+ * Return: true when one of the LUNs @se_sess maps is write-protected.
+ */
+bool ixt_lun_any_ro(struct se_session *se_sess)
+{
+	struct se_dev_entry *deve;
+	bool ro = false;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(deve, &se_sess->se_node_acl->lun_entry_hlist,
+				 link) {
+		if (deve->lun_access_ro) {
+			ro = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ro;
+}
+
+/**
+ * ixt_lun_access() - how a session maps a LUN
  * @se_sess: the session.
  * @lun: the LUN, unpacked.
  *
  * Context: Process context.
- * Return: true when @se_sess maps @lun and it is not going away.
+ * Return: %IXT_LUN_RW or %IXT_LUN_RO when @se_sess maps @lun (read-write,
+ * or read-only: its mapping's write_protect) and it is not going away;
+ * %IXT_LUN_UNMAPPED otherwise.
  */
-bool ixt_lun_mapped(struct se_session *se_sess, u64 lun)
+enum ixt_lun_access ixt_lun_access(struct se_session *se_sess, u64 lun)
 {
-	struct se_lun *se_lun = ixt_resid_lun_get(se_sess, lun);
+	struct se_lun *se_lun;
+	bool ro = false;
 
+	se_lun = ixt_resid_lun_get(se_sess, lun, &ro);
 	if (!se_lun)
-		return false;
+		return IXT_LUN_UNMAPPED;
 	percpu_ref_put(&se_lun->lun_ref);
-	return true;
+	return ro ? IXT_LUN_RO : IXT_LUN_RW;
 }
 
 /**
@@ -178,7 +212,7 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 
 	if (!ixt_resid_is_write(cdb[0]))
 		return false;
-	se_lun = ixt_resid_lun_get(se_sess, lun);
+	se_lun = ixt_resid_lun_get(se_sess, lun, NULL);
 	if (!se_lun)
 		return false;
 	/* A pass-through device parses its CDBs itself. */

@@ -1219,6 +1219,56 @@ TEST(cdb_complete_variable_length)
 	}
 }
 
+/*
+ * Every operation code that may change the medium, and only those; the
+ * variable-length CDB by its service action (bytes 8 and 9).
+ */
+TEST(cdb_writes_medium)
+{
+	static const u8 writes[] = {
+		0x04, 0x07, 0x0a, 0x2a, 0x2e, 0x3f, 0x41, 0x42, 0x48, 0x53,
+		0x83, 0x89, 0x8a, 0x8b, 0x8e, 0x93, 0x9a, 0x9c, 0x9f, 0xaa,
+		0xae,
+	};
+	static const struct {
+		u16 sa;
+		bool writes;
+	} varlen[] = {
+		{ 0x0007, true },	/* XDWRITEREAD(32) */
+		{ 0x0009, false },	/* READ(32) */
+		{ 0x000a, false },	/* VERIFY(32) */
+		{ 0x000b, true },	/* WRITE(32) */
+		{ 0x000c, true },	/* WRITE AND VERIFY(32) */
+		{ 0x000d, true },	/* WRITE SAME(32) */
+		{ 0x000e, true },	/* ORWRITE(32) */
+		{ 0x0000, false },
+		{ 0xffff, false },
+	};
+	u8 cdb[ISCSI_CDB_SIZE] = { };
+	unsigned int op;
+	bool listed;
+	size_t i;
+
+	for (op = 0; op <= 0xff; op++) {
+		if (op == 0x7f)
+			continue;
+		listed = false;
+		for (i = 0; i < ARRAY_SIZE(writes); i++)
+			listed |= writes[i] == op;
+		IXT_CASE("opcode %#x", op);
+		cdb[0] = op;
+		EXPECT_EQ(ixt_cdb_writes_medium(cdb), listed);
+	}
+	cdb[0] = 0x7f;
+	cdb[7] = 0x18;
+	for (i = 0; i < ARRAY_SIZE(varlen); i++) {
+		IXT_CASE("service action %#x", varlen[i].sa);
+		cdb[8] = varlen[i].sa >> 8;
+		cdb[9] = varlen[i].sa & 0xff;
+		EXPECT_EQ(ixt_cdb_writes_medium(cdb), varlen[i].writes);
+	}
+}
+
 TEST(sn_order_basics)
 {
 	EXPECT_TRUE(ixt_sn_lt(1, 2));

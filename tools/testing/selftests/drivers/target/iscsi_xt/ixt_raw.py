@@ -2665,6 +2665,94 @@ def case_spc2_release_on_conn_loss(ctx):
     return spc2_released(ctx, end)
 
 
+# ro_mapping: where on LUN 0 the writes that must not land go.
+RO_LBA = 3072
+RO_BLOCKS = 8
+DATA_PROTECT, ASC_WRITE_PROTECTED = 0x07, 0x27
+
+
+def ro_attempts(lba, blocks):
+    """(what, flags, edtl, cdb, data) of commands that would change @blocks
+    blocks at @lba: data is sent as immediate data (or None); R and W as
+    an initiator may set them, whatever the CDB transfers."""
+    def ws16(byte1, n=blocks):
+        return struct.pack('>BBQIBB', 0x93, byte1, lba, n, 0, 0)
+    ws10 = struct.pack('>BBIBHB', 0x41, 0, lba, 0, blocks, 0)
+    unmap = struct.pack('>BBIBHB', 0x42, 0, 0, 0, 24, 0)
+    unmap_list = struct.pack('>HH4xQI4x', 22, 16, lba, blocks)
+    caw = struct.pack('>BBQ3xBBB', 0x89, 0, lba, 1, 0, 0)
+    return [
+        ('WRITE(10)', F_WRITE, blocks * BLOCK, cdb10(0x2a, lba, blocks),
+         bytes(blocks * BLOCK)),
+        ('WRITE(10) sent with R', F_READ, blocks * BLOCK,
+         cdb10(0x2a, lba, blocks), None),
+        ('WRITE SAME(16) sent with R', F_READ, BLOCK, ws16(0), None),
+        ('WRITE SAME(10) sent with R', F_READ, BLOCK, ws10, None),
+        ('WRITE SAME(16) with UNMAP, no data', 0, 0, ws16(0x08), None),
+        ('WRITE SAME(16) with NDOB, no data', 0, 0, ws16(0x01), None),
+        ('UNMAP', F_WRITE, 24, unmap, unmap_list),
+        ('COMPARE AND WRITE sent with R', F_READ, 2 * BLOCK, caw, None),
+    ]
+
+
+def refused_write_protected(conn, what, flags, edtl, cdb, data, lun=0):
+    """Sends one of ro_attempts() to @lun; it must get CHECK CONDITION,
+    DATA PROTECT, WRITE PROTECTED (a UNIT ATTENTION taken first)."""
+    for _ in range(3):
+        itt = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL | flags, itt, edtl, conn.take_cmdsn(),
+                               conn.expstatsn, cdb, lun=lun << 48),
+                      data or b'')
+        while True:
+            pdu = conn.recv_pdu()
+            expect(pdu is not None, f'{what}: connection closed')
+            expect(pdu.itt == itt and pdu.op in (OP_DATA_IN, OP_SCSI_RSP,
+                                                 OP_R2T),
+                   f'{what}: unexpected {pdu}')
+            expect(pdu.op != OP_R2T, f'{what}: an R2T, as if it would run')
+            if pdu.op == OP_SCSI_RSP or pdu.flags & F_STATUS:
+                break
+        sense = pdu.sense if pdu.op == OP_SCSI_RSP else b''
+        if pdu.scsi_status != 0x02 or sense[2] & 0x0f != 0x06:
+            break
+    expect(pdu.scsi_status == 0x02 and len(sense) > 12 and
+           sense[2] & 0x0f == DATA_PROTECT and sense[12] == ASC_WRITE_PROTECTED,
+           f'{what}: status 0x{pdu.scsi_status:02x} sense {sense.hex()}, '
+           'expected CHECK CONDITION, DATA PROTECT, WRITE PROTECTED')
+
+
+@case
+def case_ro_mapping(ctx):
+    """A LUN mapped read-only (the ACL --initiator-ro, its lun_0's
+    write_protect) refuses every command that would change it, however R
+    and W are set: ro_attempts(), each DATA PROTECT, WRITE PROTECTED, and
+    an EXTENDED COPY on its LUN 1, mapped read-write (its destination
+    could be LUN 0); the blocks, filled with a pattern by --initiator-rw
+    first, read back unchanged after."""
+    rw = initiator(ctx, 'rw')
+    good(no_data(rw, bytes(6)), 'TEST UNIT READY')
+    pattern = os.urandom(RO_BLOCKS * BLOCK)
+    good(rw.write(RO_LBA, pattern), 'writing the pattern')
+    # Immediate data: the writes carry theirs without an R2T.
+    ro = login_checked(Connection(ctx.host, ctx.port,
+                                  initiator=f'{ctx.initiator}-ro'),
+                       ctx.target, op_keys(ImmediateData='Yes'),
+                       ImmediateData='Yes')
+    good(no_data(ro, bytes(6)), 'TEST UNIT READY of the read-only mapping')
+    seen = []
+    for what, flags, edtl, cdb, data in ro_attempts(RO_LBA, RO_BLOCKS):
+        refused_write_protected(ro, what, flags, edtl, cdb, data)
+        seen.append(what)
+    # LUN 1, mapped read-write: a copy's destination could be LUN 0.
+    refused_write_protected(ro, 'EXTENDED COPY on LUN 1', 0, 0,
+                            bytes([0x83]) + bytes(15), None, lun=1)
+    seen.append('EXTENDED COPY on LUN 1')
+    ro.logout()
+    read_back(rw, RO_LBA, pattern, 'the blocks of the read-only mapping')
+    rw.logout()
+    return f'refused, the blocks unchanged: {", ".join(seen)}'
+
+
 def main():
     def options(ap):
         ap.add_argument('--login-timeout', type=int, default=5,

@@ -14,6 +14,15 @@
 #   On a ramdisk LUN 0 and an iblock LUN 1 over a loop device, over TCP
 #   (the raw initiator ixt_raw.py) and over iSER (ixt_iser_raw.py; SKIP
 #   when the iSER transport, an RDMA device or pyverbs is missing).
+# - A LUN mapped read-only (the ACL's lun_0/write_protect): WRITE(10),
+#   WRITE(10) sent with R, WRITE SAME(16) and (10) sent with R, WRITE
+#   SAME(16) with UNMAP or NDOB and no data, UNMAP, COMPARE AND WRITE
+#   sent with R: each CHECK CONDITION, DATA PROTECT, WRITE PROTECTED
+#   (07/27/00), and the blocks another ACL's session filled read back
+#   unchanged. The target core checks the mapping only for commands sent
+#   with W, so the fabric checks the operation code (before the fix, the
+#   WRITE SAME sent with R zeroed the blocks and answered GOOD). Over
+#   TCP: the check is in iscsi_xt's core, below either transport.
 # - SPC-2 reservations: initiator a holds RESERVE(6) of LUN 0, b is
 #   refused; a logs out, or loses its connection (ErrorRecoveryLevel=0,
 #   DefaultTime2Retain=0: nothing to reinstate), and logs in again, with
@@ -99,8 +108,25 @@ acls() {
 	done
 }
 
+# ro_acls on|off: ACLs for initiators rw, mapping LUN 0, and ro, mapping
+# LUN 0 write-protected and LUN 1; or none.
+ro_acls() {
+	local a=$tpg/acls/$initiator-rw b=$tpg/acls/$initiator-ro
+
+	if [ "$1" = off ]; then
+		rm -f "$a/lun_0/lun0" "$b/lun_0/lun0" "$b/lun_1/lun1" &&
+			rmdir "$a/lun_0" "$a" "$b/lun_0" "$b/lun_1" "$b"
+		return
+	fi
+	mkdir -p "$a/lun_0" "$b/lun_0" "$b/lun_1" &&
+		ln -s "$tpg/lun/lun_0" "$a/lun_0/lun0" &&
+		ln -s "$tpg/lun/lun_0" "$b/lun_0/lun0" &&
+		echo 1 >"$b/lun_0/write_protect" &&
+		ln -s "$tpg/lun/lun_1" "$b/lun_1/lun1"
+}
+
 iser=$(ixt_iser_raw_missing)
-ixt_begin $((2 * ${#resid_cases[@]} * 2 + 2 * ${#spc2_cases[@]} + 3))
+ixt_begin $((2 * ${#resid_cases[@]} * 2 + 2 * ${#spc2_cases[@]} + 4))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_work || ktap_exit_fail_msg "no work directory"
 if [ "$IXT_TARGET" = lio ] || [ -z "$iser" ]; then
@@ -135,6 +161,11 @@ else
 fi
 
 raw_client=tcp
+ro_acls on || ktap_exit_fail_msg "cannot create the read-only mapping"
+ktap_print_msg "a LUN mapped read-only, over TCP"
+ixt_raw_cases ro_mapping
+ro_acls off || ktap_exit_fail_msg "cannot remove the read-only mapping"
+
 echo 1 >"$tpg/attrib/cache_dynamic_acls"
 ktap_print_msg "SPC-2 reservations, demo mode"
 ixt_raw_cases "${spc2_cases[@]}"
