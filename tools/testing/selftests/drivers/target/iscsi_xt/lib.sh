@@ -1281,7 +1281,10 @@ ixt_cfs_clear() {
 # later inserts (null_blk's pages fill it); and TCP's metrics cache
 # (tcp_get_metrics()), an entry per address pair that the first socket
 # of the pair to close allocates (the target's, when it closes first)
-# and that is reused, never freed, until its namespace goes. One awk
+# and that is reused, never freed, until its namespace goes; and
+# SELinux's access vector cache (avc_node, where SELinux runs: the debug
+# kernel), an entry per permission decision (the RDMA CM's pkey check at
+# listen, say) kept until the cache reclaims it. One awk
 # reads every cache: a process per cache costs minutes in the VM. Fails
 # when the kernel does not track allocations.
 ixt_owned_objects() {
@@ -1307,7 +1310,7 @@ ixt_traced_objects() {
 	ixt_slab_shrink
 	for f in /sys/kernel/debug/slab/*/alloc_traces; do
 		case $f in
-		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/tw_sock_TCP*|*/vmap_area/*)
+		*/skbuff_*|*/tcp_bind_bucket/*|*/tcp_bind2_bucket/*|*/tw_sock_TCP*|*/vmap_area/*|*/avc_node/*)
 			continue ;;
 		esac
 		[ -e "$f" ] && files+=("$f")

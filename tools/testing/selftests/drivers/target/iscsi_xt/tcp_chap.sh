@@ -264,7 +264,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 
 python3 -u -c "$sniff_prog" >"$cap" 2>&1 &
 sniffer=$!
-ixt_wait 10 grep -qx ready "$cap" ||
+ixt_wait $((10 * IXT_SLOW)) grep -qx ready "$cap" ||
 	ktap_exit_fail_msg "the packet capture did not start: $(cat "$cap")"
 
 tpg $t_acl 1 0 acl
