@@ -593,8 +593,7 @@ static void ixt_conn_deadline(struct work_struct *work)
 		return;
 	pr_warn_ratelimited("%pISpc: %s, resetting the connection\n",
 			    &conn->head.peer, why);
-	set_bit(IXT_CONN_F_ABORT, &conn->flags);
-	ixt_conn_close(conn);
+	ixt_conn_reset(conn);
 }
 
 /**
@@ -657,8 +656,7 @@ static void ixt_conn_login_evict(struct ixt_fair_slot *slot, u32 held)
 
 	pr_warn_ratelimited("%pISpc: login reset: its host has %u of the %u connections in login, and another host asks for one\n",
 			    &conn->head.peer, held, max_login_conns);
-	set_bit(IXT_CONN_F_ABORT, &conn->flags);
-	ixt_conn_close(conn);
+	ixt_conn_reset(conn);
 }
 
 /**
@@ -768,6 +766,18 @@ bool ixt_conn_close(struct ixt_conn *conn)
 	return true;
 }
 EXPORT_SYMBOL_GPL(ixt_conn_close);
+
+/**
+ * ixt_conn_reset() - close a connection, dropping what it has not sent
+ * @conn: the connection.
+ *
+ * Context: Any context but hard IRQ.
+ */
+void ixt_conn_reset(struct ixt_conn *conn)
+{
+	set_bit(IXT_CONN_F_ABORT, &conn->flags);
+	ixt_conn_close(conn);
+}
 
 /* Lines came back for the command the connection's receive path put off. */
 static void ixt_conn_pool_wake(struct ixt_pool_waiter *w)

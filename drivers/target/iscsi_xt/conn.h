@@ -264,6 +264,7 @@ extern struct workqueue_struct *ixt_submit_wq;
 int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
 void ixt_conn_login_done(struct ixt_conn *conn);
+void ixt_conn_reset(struct ixt_conn *conn);
 void ixt_conn_set_login_deadline(struct ixt_conn *conn, unsigned int secs);
 void ixt_conn_discovery_start(struct ixt_conn *conn);
 struct ixt_tx_pdu *ixt_tx_pdu_alloc(u32 dlength, gfp_t gfp);

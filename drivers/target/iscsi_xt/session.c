@@ -204,8 +204,7 @@ static void ixt_sess_discovery_evict(struct ixt_fair_slot *slot, u32 held)
 
 	pr_warn_ratelimited("%pISpc: discovery session reset: its host has %u of the %u discovery sessions, and another host asks for one\n",
 			    &conn->head.peer, held, IXT_MAX_DISCOVERY_SESSIONS);
-	set_bit(IXT_CONN_F_ABORT, &conn->flags);
-	ixt_conn_close(conn);
+	ixt_conn_reset(conn);
 }
 
 /**

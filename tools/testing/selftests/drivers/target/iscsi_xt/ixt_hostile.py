@@ -392,26 +392,17 @@ def sources(ctx):
 
 
 def discovery_from(ctx, source):
-    """A discovery session from @source that asks for the targets and
-    logs out; what went wrong, or None."""
+    """flood_discovery() from @source: what went wrong, or None."""
     try:
         conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator,
                           source=source)
-    except OSError as e:
-        return f'connect: {e}'
-    try:
-        status = discovery_login(ctx, conn)
-        if status:
-            return f'login status 0x{status:04x}'
-        keys, _ = conn.text([('SendTargets', 'All')])
-        if ('TargetName', ctx.target) not in keys:
-            return f'SendTargets: {keys}'
-        conn.logout()
-        return None
+        try:
+            flood_discovery(ctx, conn)
+        finally:
+            conn.close()
     except (Fail, OSError) as e:
         return f'{type(e).__name__}: {e}'
-    finally:
-        conn.close()
+    return None
 
 
 @case
