@@ -415,7 +415,11 @@ static u16 ixt_login_no_tpg(struct ixt_login *login, const char *target,
 	}
 }
 
-/* A login with a TSIH adds a connection to that session (MC/S). */
+/*
+ * A login with a TSIH adds a connection to that session (MC/S). It is
+ * looked for once the login has authenticated, so that a peer learns
+ * nothing of which sessions exist before.
+ */
 static u16 ixt_login_find_join(struct ixt_login *login)
 {
 	login->join = ixt_sess_find_get(login->tpg, login->initiator,
@@ -464,12 +468,8 @@ static u16 ixt_login_leading(struct ixt_conn *conn)
 					    login->tpg->tpgt);
 			return IXT_LS_INIT(TGT_FORBIDDEN);
 		}
-		if (login->first.tsih) {
-			status = ixt_login_find_join(login);
-			if (status)
-				return status;
+		if (login->first.tsih)
 			flags &= ~IXT_NEG_LEADING;
-		}
 		if (ixt_tpg_attrib(login->tpg, IXT_TA_LOGIN_KEYS_WORKAROUND))
 			flags |= IXT_NEG_KEYS_WORKAROUND;
 	} else if (!strcmp(type, "Discovery")) {
@@ -654,14 +654,17 @@ static u16 ixt_login_finish(struct ixt_conn *conn)
 	struct ixt_login *login = conn->login;
 	struct ixt_login_status st = { };
 	struct ixt_sess *sess;
+	u16 status;
 	u32 depth;
 	int ret;
 
 	if (ixt_neg_finish(login->neg, &st))
 		return ixt_login_status(&st);
 	conn->cid = be16_to_cpu(login->first.cid);
-	if (login->join)
-		return ixt_login_join(conn);
+	if (login->first.tsih) {
+		status = ixt_login_find_join(login);
+		return status ?: ixt_login_join(conn);
+	}
 	if (!login->neg->params.discovery)
 		ixt_sess_reinstate(login->tpg, login->initiator,
 				   login->first.isid);

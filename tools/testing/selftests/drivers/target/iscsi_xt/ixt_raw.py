@@ -170,8 +170,6 @@ LOGIN_REFUSALS = {
                                    LEAD, LS_INIT_ERR, {}),
     'login_version': ('Version-min 1', SEC_T, LEAD, LS_NO_VERSION,
                       {'vmin': 1, 'vmax': 1}),
-    'login_tsih_unknown': ('a TSIH of no session', SEC_T, LEAD, LS_NO_SESSION,
-                           {'tsih': 0x7777}),
     'login_key_no_equals': ('a key without "="', SEC_T,
                             LEAD + b'AuthMethodNone\0', LS_INIT_ERR, {}),
     'login_key_no_nul': ('text without the last NUL', SEC_T,
@@ -207,6 +205,22 @@ def login_refusal(ctx, flags, text, status, kw):
 def case_login_logout(ctx):
     """A whole login, a NOP exchange, a Logout."""
     return nop_logout(logged_in(ctx))
+
+
+@case
+def case_login_tsih_unknown(ctx):
+    """A login with the TSIH of no session (a connection to add to it)
+    goes through its security stage and is refused at its end with
+    0x020a (session does not exist): the session is looked for once the
+    login has authenticated, so that a peer learns nothing before of
+    which sessions exist. Before, its first request was refused."""
+    conn = connect(ctx)
+    rsp = conn.login_pdu(SEC_T, conn.leading_keys(ctx.target), tsih=0x7777)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+           f'the security stage: {rsp}, expected it to pass')
+    return login_refused(conn, conn.login_pdu(login_flags(OPER, FFP, True),
+                                              [], tsih=0x7777),
+                         LS_NO_SESSION)
 
 
 @case
