@@ -113,7 +113,7 @@ struct ixt_cmd_bidi {
  * @exec_ns: ktime_get_ns() when the command went to the backend (a read
  *	at submission, a write once its data is in); 0 before that, and
  *	once its response time has been fed to the session's window.
- * @hole_lines: the lines counted for it in its ACL's hole_lines, from
+ * @hole_lines: the lines counted for it in its initiator's hole_lines, from
  *	its header, past a CmdSN hole, until it leaves the CmdSN queue
  *	(ixt_cmdsn_hole_give()); 0 for any other. Receive path, under the
  *	session's rx_lock.

@@ -39,6 +39,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "initiator.h"
 #include "iscsi_xt.h"
 #include "session.h"
 
@@ -120,10 +121,11 @@ static void ixt_cmdsn_drop(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
  * A SCSI Command takes its cache lines at its header, and one past a
  * CmdSN hole keeps them for as long as the hole stays open, which the
  * initiator decides. The commands past holes in all the sessions of one
- * initiator (its ACL) may take an eighth of the pool together, and at
- * least one of the largest (one command always fits when the ACL counts
- * none); one that would go beyond is answered TASK SET FULL at once, and
- * takes its CmdSN at its turn (ixt_cmd_refuse_hdr()). A command counts
+ * initiator (its InitiatorName, over every TPG: initiator.c) may take an
+ * eighth of the pool together, and at least one of the largest (one
+ * command always fits when the initiator holds none); one that would go
+ * beyond is answered TASK SET FULL at once, and takes its CmdSN at its
+ * turn (ixt_cmd_refuse_hdr()). A command counts
  * from its header on, before its immediate data comes, so that the
  * initiator's connections cannot pass the share together with commands
  * each of them is still receiving; it leaves the count when it leaves
@@ -141,17 +143,16 @@ int ixt_cmdsn_hole_take(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	atomic_t *held;
 
 	lockdep_assert_held(&sess->rx_lock);
-	if (!sess->hole_nacl || ixt_pdu_is_immediate(hdr) ||
+	if (!sess->ini || ixt_pdu_is_immediate(hdr) ||
 	    ixt_cmdsn_of(hdr) == READ_ONCE(sess->exp_cmd_sn))
 		return 0;
-	held = &sess->hole_nacl->hole_lines;
+	held = &sess->ini->hole_lines;
 	need = (len >> ixt_pool_line_shift()) + 2;
 	total = atomic_add_return(need, held);
 	if (total != need && total > ixt_pool_lines() / 8) {
 		atomic_sub(need, held);
 		return -EBUSY;
 	}
-	sess->hole_lines += need;
 	cmd->hole_lines = need;
 	return 0;
 }
@@ -171,30 +172,8 @@ void ixt_cmdsn_hole_give(struct ixt_cmd *cmd)
 	lockdep_assert_held(&sess->rx_lock);
 	if (!cmd->hole_lines)
 		return;
-	if (sess->hole_nacl)
-		atomic_sub(cmd->hole_lines, &sess->hole_nacl->hole_lines);
-	sess->hole_lines -= cmd->hole_lines;
+	atomic_sub(cmd->hole_lines, &sess->ini->hole_lines);
 	cmd->hole_lines = 0;
-}
-
-/**
- * ixt_cmdsn_hole_detach() - a session's commands leave its ACL's count
- * @sess: the session, whose target core session is about to be removed,
- *	and with it maybe the ACL (demo mode's, or one configfs removes).
- *
- * What its commands still count there goes, and those that are dropped
- * later (on a connection whose release work comes after the Logout that
- * ended the session) no longer touch the ACL.
- *
- * Context: Process context, under the session's rx_lock.
- */
-void ixt_cmdsn_hole_detach(struct ixt_sess *sess)
-{
-	lockdep_assert_held(&sess->rx_lock);
-	if (!sess->hole_nacl)
-		return;
-	atomic_sub(sess->hole_lines, &sess->hole_nacl->hole_lines);
-	sess->hole_nacl = NULL;
 }
 
 /*

@@ -58,14 +58,6 @@ MODULE_PARM_DESC(max_login_conns,
 struct workqueue_struct *ixt_wq;
 EXPORT_SYMBOL_GPL(ixt_wq);
 
-/*
- * The work items of commands whose backend may block (submit.c), apart
- * from ixt_wq: a workqueue runs at most WQ_DFL_ACTIVE (256) items at once
- * on a CPU, and held ones past that would hold up every receive path,
- * send and release work behind them.
- */
-struct workqueue_struct *ixt_submit_wq;
-
 static void ixt_conn_login_evict(struct ixt_fair_slot *slot, u32 held);
 
 /* Connections that have not reached full feature phase. */
@@ -1091,14 +1083,6 @@ int ixt_conn_module_init(void)
 		 alloc_workqueue("iscsi_xt", WQ_MEM_RECLAIM | WQ_SYSFS, 0);
 	if (!ixt_wq)
 		return -ENOMEM;
-	ixt_submit_wq = ixt_fault(IXT_FAULT_SUBMIT_WQ) ? NULL :
-			alloc_workqueue("iscsi_xt_submit",
-					WQ_MEM_RECLAIM | WQ_UNBOUND | WQ_SYSFS,
-					WQ_MAX_ACTIVE);
-	if (!ixt_submit_wq) {
-		destroy_workqueue(ixt_wq);
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -1119,6 +1103,5 @@ void ixt_conn_module_exit(void)
 		ixt_conn_close(conn);
 	spin_unlock(&ixt_conns_lock);
 	wait_event(ixt_conns_wq, ixt_conns_empty());
-	destroy_workqueue(ixt_submit_wq);
 	destroy_workqueue(ixt_wq);
 }

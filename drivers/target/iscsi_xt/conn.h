@@ -260,7 +260,6 @@ void ixt_portal_get(struct ixt_portal *portal);
 void ixt_portal_put(struct ixt_portal *portal);
 
 /* conn.c */
-extern struct workqueue_struct *ixt_submit_wq;
 int ixt_conn_module_init(void);
 void ixt_conn_module_exit(void);
 void ixt_conn_login_done(struct ixt_conn *conn);

@@ -23,8 +23,6 @@
  * @IXT_FAULT_CMD_CACHE: cmd.c, module init: the slab cache of TCP's commands
  *	(ixt_transport_register()).
  * @IXT_FAULT_WQ: conn.c, module init: the module's workqueue.
- * @IXT_FAULT_SUBMIT_WQ: conn.c, module init: the workqueue of the
- *	commands whose backend may block (submit.c).
  * @IXT_FAULT_TIQN: configfs.c: a target (mkdir of an IQN).
  * @IXT_FAULT_TIQN_INDEX: stats.c: a target's MIB index (ida).
  * @IXT_FAULT_TPG: configfs.c: a TPG (mkdir tpgt_N).
@@ -48,6 +46,9 @@
  * @IXT_FAULT_SESS: session.c: a session.
  * @IXT_FAULT_SE_SESS: session.c: the target core's session
  *	(target_setup_session()).
+ * @IXT_FAULT_INITIATOR: initiator.c: an initiator's entry in the registry.
+ * @IXT_FAULT_SUBMIT_WQ: initiator.c: an initiator's workqueue of the
+ *	commands whose backend may block (submit.c).
  * @IXT_FAULT_ST_ENTRIES: discovery.c: the entries of a SendTargets answer.
  * @IXT_FAULT_TX_PDU: conn.c: a PDU to send.
  * @IXT_FAULT_TX_PDU_DATA: conn.c: the data segment of a PDU to send.
@@ -101,7 +102,6 @@ enum ixt_fault_site {
 	IXT_FAULT_POOL_PAGES,
 	IXT_FAULT_CMD_CACHE,
 	IXT_FAULT_WQ,
-	IXT_FAULT_SUBMIT_WQ,
 	IXT_FAULT_TIQN,
 	IXT_FAULT_TIQN_INDEX,
 	IXT_FAULT_TPG,
@@ -120,6 +120,8 @@ enum ixt_fault_site {
 	IXT_FAULT_CHAP_MUTUAL,
 	IXT_FAULT_SESS,
 	IXT_FAULT_SE_SESS,
+	IXT_FAULT_INITIATOR,
+	IXT_FAULT_SUBMIT_WQ,
 	IXT_FAULT_ST_ENTRIES,
 	IXT_FAULT_TX_PDU,
 	IXT_FAULT_TX_PDU_DATA,

@@ -380,13 +380,6 @@ enum ixt_nacl_attr {
  * @sess_stats: counters of the ACL's session, or NULL when it has none;
  *	set and cleared as @sess_params.
  * @sess_stats_group: fabric_statistics/iscsi_sess_stats.
- * @nr_sessions: the normal sessions that hold a target core session of
- *	this ACL, at most the sessions_per_initiator parameter; atomic
- *	(ixt_sess_register() and the end of each session).
- * @hole_lines: the cache lines of the SCSI Commands that came past a
- *	CmdSN hole in the ACL's sessions, from their header until they
- *	leave the CmdSN queue (ixt_cmdsn_hole_take()); atomic. Back to 0
- *	before each session's target core session is removed.
  */
 struct ixt_node_acl {
 	struct se_node_acl se_nacl;
@@ -395,8 +388,6 @@ struct ixt_node_acl {
 	const struct ixt_params *sess_params;
 	struct ixt_sess_stats *sess_stats;
 	struct config_group sess_stats_group;
-	atomic_t nr_sessions;
-	atomic_t hole_lines;
 };
 
 static_assert(offsetof(struct ixt_node_acl, se_nacl) == 0);

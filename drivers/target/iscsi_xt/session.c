@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "fault.h"
+#include "initiator.h"
 #include "session.h"
 
 /*
@@ -51,16 +52,17 @@ MODULE_PARM_DESC(window_goal_us,
 		 "Backend response time (us) each session's command window adapts to stay under; 0 keeps the window at the ACL's queue depth, as LIO (default 10000)");
 
 /*
- * Normal sessions of one initiator in one TPG (of its ACL, or of the
- * dynamic ACL demo mode makes for its name): each has its connections,
- * their buffers and its share of the cache-line pool. open-iscsi opens
- * one per interface and portal of the TPG (multipath's paths); a login
- * past the bound is refused with "out of resources", and retried.
+ * Normal sessions of one initiator (one InitiatorName, with its ACLs or
+ * demo mode's) over every target and TPG of the module: each has its
+ * connections, their buffers and its share of the cache-line pool.
+ * open-iscsi opens one per interface and portal of a target (multipath's
+ * paths); a login past the bound is refused with "out of resources",
+ * and retried.
  */
-static unsigned int sessions_per_initiator = 16;
+static unsigned int sessions_per_initiator = 64;
 module_param(sessions_per_initiator, uint, 0644);
 MODULE_PARM_DESC(sessions_per_initiator,
-		 "Normal sessions one initiator may have in one TPG; 0 for no bound, as LIO (default 16)");
+		 "Normal sessions one initiator (InitiatorName) may have over all targets and TPGs; 0 for no bound, as LIO (default 64)");
 
 /*
  * Discovery sessions at once, over all portals. A discovery session needs
@@ -123,6 +125,8 @@ static void ixt_sess_release(struct kref *ref)
 {
 	struct ixt_sess *sess = container_of(ref, struct ixt_sess, ref);
 
+	if (sess->ini)
+		ixt_initiator_put(sess->ini);
 	mutex_destroy(&sess->rx_lock);
 	kfree(sess);
 }
@@ -213,22 +217,23 @@ static void ixt_sess_discovery_evict(struct ixt_fair_slot *slot, u32 held)
  *	caller's reference passes to @conn.
  * @conn: the leading connection.
  *
- * Creates the target core session of a normal session (the ACL check
- * happens there again: an ACL removed meanwhile fails the login), assigns
- * the TSIH, and makes the session findable.
+ * Counts a normal session in its initiator's entry (initiator.c), which
+ * the session holds from then until it is freed, and creates its target
+ * core session (the ACL check happens there again: an ACL removed
+ * meanwhile fails the login); assigns the TSIH, and makes the session
+ * findable.
  *
  * Context: Process context (the receive path); takes ixt_sess_mutex.
  * Return: 0; -EACCES when no ACL admits the initiator any more; -EBUSY
  * when %IXT_MAX_DISCOVERY_SESSIONS discovery sessions are open and no
  * other host holds two more of them than the initiator's (which would
  * give one up), or the initiator has sessions_per_initiator normal
- * sessions in the TPG; -ENOMEM. On error the caller still owns @sess.
+ * sessions (over every TPG); -ENOMEM. On error the caller still owns @sess.
  */
 int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 {
 	unsigned int cap = READ_ONCE(sessions_per_initiator);
 	struct se_session *se_sess;
-	struct ixt_node_acl *nacl;
 
 	if (sess->discovery) {
 		if (ixt_fair_take(&ixt_discovery_bound, &conn->discovery_slot,
@@ -241,24 +246,27 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		}
 		ixt_fair_arm(&ixt_discovery_bound, &conn->discovery_slot);
 	} else {
+		if (!sess->ini)
+			sess->ini = ixt_initiator_get(sess->initiator);
+		if (!sess->ini)
+			return -ENOMEM;
+		if (atomic_inc_return(&sess->ini->nr_sessions) > cap && cap) {
+			atomic_dec(&sess->ini->nr_sessions);
+			pr_warn_ratelimited("%s: login from %pISpc refused: %u sessions already (sessions_per_initiator)\n",
+					    sess->initiator, &conn->head.peer,
+					    cap);
+			return -EBUSY;
+		}
 		se_sess = ixt_fault(IXT_FAULT_SE_SESS) ? ERR_PTR(-ENOMEM) :
 			  target_setup_session(&sess->tpg->se_tpg, 0, 0,
 					       TARGET_PROT_NORMAL,
 					       sess->initiator, sess,
 					       ixt_sess_setup_cb);
-		if (IS_ERR(se_sess))
+		if (IS_ERR(se_sess)) {
+			atomic_dec(&sess->ini->nr_sessions);
 			return PTR_ERR(se_sess);
-		nacl = to_ixt_nacl(se_sess->se_node_acl);
-		if (atomic_inc_return(&nacl->nr_sessions) > cap && cap) {
-			atomic_dec(&nacl->nr_sessions);
-			target_remove_session(se_sess);
-			pr_warn_ratelimited("%s: login from %pISpc refused: %u sessions in the TPG already (sessions_per_initiator)\n",
-					    sess->initiator, &conn->head.peer,
-					    cap);
-			return -EBUSY;
 		}
 		sess->se_sess = se_sess;
-		sess->hole_nacl = nacl;
 		atomic_inc(&sess->tpg->tiqn->nr_sessions);
 	}
 
@@ -405,10 +413,7 @@ static void ixt_sess_core_end(struct ixt_sess *sess, struct ixt_conn *conn)
 	mutex_unlock(&sess->rx_lock);
 	target_wait_for_sess_cmds(sess->se_sess);
 	ixt_sess_publish(sess, false);
-	mutex_lock(&sess->rx_lock);
-	ixt_cmdsn_hole_detach(sess);
-	mutex_unlock(&sess->rx_lock);
-	atomic_dec(&to_ixt_nacl(sess->se_sess->se_node_acl)->nr_sessions);
+	atomic_dec(&sess->ini->nr_sessions);
 	target_remove_session(sess->se_sess);
 	sess->se_sess = NULL;
 	atomic_dec(&conn->tpg->tiqn->nr_sessions);

@@ -26,6 +26,7 @@
 #include "iscsi_xt.h"
 #include "transport.h"
 
+struct ixt_initiator;
 struct se_cmd;
 struct se_node_acl;
 struct se_session;
@@ -58,12 +59,9 @@ struct se_session;
  * @cmdsn_q: puts requests in CmdSN order (cmdsn.c); under @rx_lock.
  * @cmdsn_slots: the ring of @cmdsn_q, as big as the window; %NULL until
  *	the first request of the full feature phase.
- * @hole_nacl: the ACL whose hole_lines count the session's commands past
- *	CmdSN holes (ixt_cmdsn_hole_take()): set when the session gets its
- *	target core session, cleared under @rx_lock before that goes
- *	(ixt_cmdsn_hole_detach()), so that a command dropped later touches
- *	no ACL.
- * @hole_lines: the session's part of @hole_nacl's count; under @rx_lock.
+ * @ini: the entry of its InitiatorName (initiator.h), whose shares its
+ *	commands count in, for a normal session; set when the session gets
+ *	its target core session, held until the session is freed.
  * @held_bytes: the data of the requests other than SCSI Commands held in
  *	@cmdsn_q (cmdsn.c); under @rx_lock.
  * @hole_stamp: jiffies when @cmdsn_q last began to hold requests, or
@@ -111,8 +109,7 @@ struct ixt_sess {
 	u32 exp_cmd_sn;
 	struct ixt_snq cmdsn_q;
 	struct ixt_snq_node **cmdsn_slots;
-	struct ixt_node_acl *hole_nacl;
-	u32 hole_lines;
+	struct ixt_initiator *ini;
 	u32 held_bytes;
 	unsigned long hole_stamp;
 	u32 cmdsn_depth;
@@ -205,7 +202,6 @@ void ixt_cmdsn_conn_gone(struct ixt_conn *conn);
 int ixt_cmdsn_hole_take(struct ixt_conn *conn, struct ixt_cmd *cmd,
 			const struct iscsi_hdr *hdr, u32 len);
 void ixt_cmdsn_hole_give(struct ixt_cmd *cmd);
-void ixt_cmdsn_hole_detach(struct ixt_sess *sess);
 void ixt_cmdsn_sess_gone(struct ixt_sess *sess);
 
 /* tmf.c */

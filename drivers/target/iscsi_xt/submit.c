@@ -15,10 +15,13 @@
  * task management functions and the other LUNs' commands would wait,
  * and the initiator would drop the connection after its NOP timeout
  * (mkfs's WRITE ZEROES does that on a slow machine). Those commands run
- * in a work item of their own instead, on ixt_submit_wq: a workqueue of
- * their own, unbound, that runs up to WQ_MAX_ACTIVE (512) at once. On
- * ixt_wq, which runs 256 at once a CPU, held ones past that held up the
- * receive, send and release work of every session. The target core offers
+ * in a work item of their own instead, on their initiator's workqueue
+ * (initiator.c): unbound, it runs up to WQ_MAX_ACTIVE (512) at once, and
+ * it is the initiator's alone. On ixt_wq, which runs 256 at once a CPU,
+ * held ones past that held up the receive, send and release work of
+ * every session; on one workqueue for the module, an initiator whose
+ * commands a device held filled it, and every other initiator's TEST
+ * UNIT READY waited behind them. The target core offers
  * per-device queued submission (attrib/submit_type) too; it runs every
  * command of a device and CPU in one work item, one after the other, so
  * a slow one would still hold up the fast ones.
@@ -42,7 +45,8 @@
  *
  * Lifetime: a work item holds a reference on its command, which keeps
  * the command's connection (its release waits for its commands) and
- * through it the session.
+ * through it the session, which holds its initiator's entry and so the
+ * workqueue.
  */
 
 #include <linux/string.h>
@@ -52,6 +56,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "initiator.h"
 #include "session.h"
 
 /* Whether the backend may keep the calling thread for long. */
@@ -119,7 +124,7 @@ static bool ixt_submit_defer(struct ixt_cmd *cmd)
 		atomic_inc(&sess->deferred_ordered);
 	refcount_inc(&cmd->ref);
 	INIT_WORK(&cmd->submit_work, ixt_submit_work);
-	queue_work(ixt_submit_wq, &cmd->submit_work);
+	queue_work(sess->ini->submit_wq, &cmd->submit_work);
 	return true;
 }
 

@@ -143,7 +143,7 @@ init_sites() {
 	local s ok=0
 
 	for s in pool_arrays:1 pool_arrays:2 pool_arrays:3 pool_cache:1 \
-		 pool_pages:1 pool_pages:68 cmd_cache:1 wq:1 submit_wq:1; do
+		 pool_pages:1 pool_pages:68 cmd_cache:1 wq:1; do
 		init_refused "${s%:*}" "${s#*:}" || ok=1
 	done
 	ixt_load "${small[@]}" && ixt_unload || ok=1

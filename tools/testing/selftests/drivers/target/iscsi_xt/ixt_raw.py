@@ -297,7 +297,7 @@ def case_login_pdu_over_8k(ctx):
 
 
 # The module's sessions_per_initiator default.
-SESSIONS_PER_INITIATOR = 16
+SESSIONS_PER_INITIATOR = 64
 
 
 @case
@@ -815,6 +815,72 @@ def answered_before_ping(conn):
         seen.append(pdu)
 
 
+def hole_share(conns, refused):
+    """An 8 MiB write past a CmdSN hole of its own on each of @conns (with
+    InitialR2T=Yes, ImmediateData=No), in turn: those whose index is in
+    @refused are answered TASK SET FULL at once, the others held. Then
+    each hole closes (a TEST UNIT READY with the missing CmdSN), the held
+    writes complete and read back equal, and every session logs out.
+    Returns the lines held with every write sent."""
+    lines = pool_free_settled(pool_field('lines'))
+    data = [os.urandom(8 << 20) for _ in conns]
+    gaps, itts = [], []
+    for i, conn in enumerate(conns):
+        gaps.append(conn.take_cmdsn())
+        itts.append(conn.send_write(POOL_LBA + i * 16384, data[i]))
+        seen = answered_before_ping(conn)
+        if i in refused:
+            expect(len(seen) == 1 and seen[0].itt == itts[i] and
+                   seen[0].op == OP_SCSI_RSP and seen[0].scsi_status == 0x28,
+                   f'session {i + 1}, its write past the hole: {seen}, '
+                   'expected TASK SET FULL')
+        else:
+            expect(not seen, f'session {i + 1}, its write past the hole: '
+                   f'{seen}, expected it held')
+    held = lines - pool_free()
+    for i, conn in enumerate(conns):
+        tur = conn.next_itt()
+        conn.send_pdu(scsi_cmd(F_FINAL, tur, 0, gaps[i], conn.expstatsn,
+                               bytes(6)))
+        # The held write's R2T may come before the TUR's response.
+        want = {tur: OP_SCSI_RSP}
+        if i not in refused:
+            want[itts[i]] = OP_R2T
+        seen = {}
+        while len(seen) < len(want):
+            pdu = conn.recv_pdu()
+            expect(pdu is not None and want.get(pdu.itt) == pdu.op and
+                   pdu.itt not in seen,
+                   f'session {i + 1}, once its hole closed: {pdu}')
+            seen[pdu.itt] = pdu
+        good(seen[tur], 'the TEST UNIT READY that closes the hole')
+        if i in refused:
+            continue
+        conn.answer_r2t(seen[itts[i]], data[i])
+        good(conn.finish_writes({itts[i]: data[i]})[itts[i]],
+             f'the write of session {i + 1}')
+        read_back(conn, POOL_LBA + i * 16384, data[i])
+    for conn in conns:
+        conn.logout()
+    free = pool_free_settled(lines)
+    expect(free == lines, f'{free} of {lines} lines free at the end')
+    return held
+
+
+def hole_sessions(ctx, where):
+    """Sessions logged in with InitialR2T=Yes and ImmediateData=No, one
+    for each (port, InitiatorName) of @where, each with an ISID of its
+    own, their unit attentions taken."""
+    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
+    conns = []
+    for i, (port, name) in enumerate(where):
+        conn = Connection(ctx.host, port, initiator=name)
+        conn.isid ^= 1 + i              # sessions, not reinstatements
+        conns.append(login_checked(conn, ctx.target, keys))
+        no_data(conn, bytes(6))         # a unit attention, if any
+    return conns
+
+
 @case
 def case_ffp_pool_hole_share_initiator(ctx):
     """The share of ffp_pool_hole_share is an initiator's, over all its
@@ -826,60 +892,80 @@ def case_ffp_pool_hole_share_initiator(ctx):
     write past its hole is held. Once each hole closes, the writes held
     complete. Before, each session had a share of its own: one
     initiator's 16 sessions could hold twice the pool behind holes."""
-    keys = op_keys(InitialR2T='Yes', ImmediateData='No')
-    conns = []
-    for i, name in enumerate((ctx.initiator, ctx.initiator,
-                              ctx.initiator + '-other')):
-        conn = Connection(ctx.host, ctx.port, initiator=name)
-        conn.isid ^= 1 + i              # sessions, not reinstatements
-        conns.append(login_checked(conn, ctx.target, keys))
-        no_data(conn, bytes(6))         # a unit attention, if any
-    lines = pool_free_settled(pool_field('lines'))
-    data = [os.urandom(8 << 20) for _ in conns]
-    gaps, itts = [], []
-    for i, conn in enumerate(conns):
-        gaps.append(conn.take_cmdsn())
-        itts.append(conn.send_write(POOL_LBA + i * 16384, data[i]))
-        seen = answered_before_ping(conn)
-        if i == 1:
-            expect(len(seen) == 1 and seen[0].itt == itts[i] and
-                   seen[0].op == OP_SCSI_RSP and seen[0].scsi_status == 0x28,
-                   f"the same initiator's second session: {seen}, "
-                   'expected TASK SET FULL')
-        else:
-            expect(not seen, f'session {i + 1}, its write past the hole: '
-                   f'{seen}, expected it held')
-    held = lines - pool_free()
+    names = (ctx.initiator, ctx.initiator, ctx.initiator + '-other')
+    conns = hole_sessions(ctx, [(ctx.port, name) for name in names])
+    held = hole_share(conns, refused={1})
     expect(held <= 2 * 257, f'{held} lines held behind the holes, two '
            '8 MiB writes take 512')
-    for i, conn in enumerate(conns):
-        tur = conn.next_itt()
-        conn.send_pdu(scsi_cmd(F_FINAL, tur, 0, gaps[i], conn.expstatsn,
-                               bytes(6)))
-        # The held write's R2T may come before the TUR's response.
-        want = {tur: OP_SCSI_RSP} if i == 1 else {tur: OP_SCSI_RSP,
-                                                   itts[i]: OP_R2T}
-        seen = {}
-        while len(seen) < len(want):
-            pdu = conn.recv_pdu()
-            expect(pdu is not None and want.get(pdu.itt) == pdu.op and
-                   pdu.itt not in seen,
-                   f'session {i + 1}, once its hole closed: {pdu}')
-            seen[pdu.itt] = pdu
-        good(seen[tur], 'the TEST UNIT READY that closes the hole')
-        if i == 1:
-            continue
-        conn.answer_r2t(seen[itts[i]], data[i])
-        good(conn.finish_writes({itts[i]: data[i]})[itts[i]],
-             f'the write of session {i + 1}')
-        read_back(conn, POOL_LBA + i * 16384, data[i])
-    for conn in conns:
-        conn.logout()
-    free = pool_free_settled(lines)
-    expect(free == lines, f'{free} of {lines} lines free at the end')
     return (f'{held} lines held behind the holes of 3 sessions, 2 '
             "initiators: the same initiator's second write TASK SET FULL")
 
+
+# tcp_window.sh's second TPG of the same target: its portal's port, where
+# every initiator is let in (demo mode) to LUN 0.
+TPG2_PORT = 3261
+SESSIONS_PARAM = '/sys/module/iscsi_xt/parameters/sessions_per_initiator'
+
+
+@case
+def case_ffp_pool_hole_share_tpgs(ctx):
+    """The share of ffp_pool_hole_share is an initiator's over every TPG
+    it logs in to: with a 20 MiB pool (tcp_window.sh loads iscsi_xt so),
+    an 8 MiB write past a CmdSN hole in a session of TPG 1 holds its
+    lines; in a session of the same initiator in TPG 2 of the target, an
+    8 MiB write past a hole is answered TASK SET FULL at once. Once the
+    holes close, the held write completes. Before, each TPG's ACL had a
+    share of its own: an initiator in 8 TPGs could hold the whole pool."""
+    conns = hole_sessions(ctx, [(ctx.port, ctx.initiator),
+                                (TPG2_PORT, ctx.initiator)])
+    held = hole_share(conns, refused={1})
+    return (f'{held} lines held behind the holes of 2 TPGs: the second '
+            'write TASK SET FULL')
+
+
+@case
+def case_sessions_per_initiator_tpgs(ctx):
+    """sessions_per_initiator bounds an initiator's sessions over every
+    TPG: set to 2, a session in TPG 1 and one in TPG 2 of the target log
+    in, a third (in TPG 2) is refused with 0x0302 (out of resources) and
+    gets in once the one in TPG 1 has logged out. Before, the bound was
+    each TPG's."""
+    name = ctx.initiator + '-tpgs'
+    with open(SESSIONS_PARAM) as f:
+        saved = f.read().strip()
+
+    def session(port, i):
+        conn = Connection(ctx.host, port, initiator=name)
+        conn.isid ^= i
+        return conn
+
+    mine = []
+    try:
+        with open(SESSIONS_PARAM, 'w') as f:
+            f.write('2')
+        for i, port in enumerate((ctx.port, TPG2_PORT)):
+            mine.append(session(port, i + 1))
+            mine[-1].login(ctx.target)
+        extra = session(TPG2_PORT, 3)
+        try:
+            extra.login(ctx.target)
+        except Fail as e:
+            expect('status 0x0302' in str(e), f'the third session: {e}')
+        else:
+            raise Fail('a third session logged in with '
+                       'sessions_per_initiator 2')
+        extra.expect_closed()
+        mine.pop(0).logout()
+        mine.append(session(TPG2_PORT, 4))
+        mine[-1].login(ctx.target)
+        mine[-1].nop(b'in')
+    finally:
+        with open(SESSIONS_PARAM, 'w') as f:
+            f.write(saved)
+        for conn in mine:
+            conn.close()
+    return ('2 sessions over 2 TPGs, the third refused 0x0302, let in '
+            'once one logged out')
 
 @case
 def case_ffp_hole_ping_data(ctx):

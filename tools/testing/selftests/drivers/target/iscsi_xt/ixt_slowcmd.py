@@ -41,12 +41,13 @@ CASES = Cases()
 case = CASES.case
 
 
-def login(ctx, changes=None, initiator=None, timeout=None):
+def login(ctx, changes=None, initiator=None, timeout=None, session=0):
     """A connection logged in with the transport's default keys and the
     @changes (immediate data by default), as --initiator or @initiator,
     each LUN's unit attentions taken (TEST UNIT READY until GOOD); its
     answers may take three times the backend's delay, or @timeout
-    seconds."""
+    seconds. A @session other than 0 changes the ISID: another session
+    of the same initiator."""
     changes = IMMEDIATE if changes is None else changes
     kw = dict(timeout=timeout or 3 * ctx.delay + 10,
               initiator=initiator or ctx.initiator)
@@ -57,6 +58,7 @@ def login(ctx, changes=None, initiator=None, timeout=None):
     else:
         conn = Connection(ctx.host, ctx.port, **kw)
         keys = op_keys(**changes)
+    conn.isid ^= session
     login_checked(conn, ctx.target, keys)
     for lun in (LUN0, LUN1):
         for _ in range(4):
@@ -328,6 +330,44 @@ def case_held_fills_no_queue(ctx):
     done(deep, '')
     return done(other, f'{DEEP_UNMAPS} UNMAPs held; the other session\'s '
                 f'NOP-In after {got[ping]:.2f} s')
+
+
+@case
+def case_held_other_initiator(ctx):
+    """DEEP_UNMAPS UNMAPs in each of two sessions of the "-deep"
+    initiator, held by the backend --long-delay: more than the 512 work
+    items a workqueue runs at once. Another initiator's TEST UNIT READY,
+    which runs in a work item too (not a READ or a WRITE), is answered
+    within half that delay all the same: each initiator's work items
+    have a workqueue of its own. Before, the module's one workqueue ran
+    512 of the UNMAPs, and the TEST UNIT READY waited behind the others
+    until the backend let the first go."""
+    other = login(ctx)
+    deep = [login(ctx, initiator=ctx.initiator + '-deep', session=i,
+                  timeout=3 * ctx.long_delay + 10) for i in (1, 2)]
+    for conn in deep:
+        room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+        expect(room >= DEEP_UNMAPS,
+               f'a window of {room}, fewer than {DEEP_UNMAPS}: the case '
+               f'proves nothing')
+    start = time.monotonic()
+    sent = [[unmap(conn, lba=LONG_LBA) for _ in range(DEEP_UNMAPS)]
+            for conn in deep]
+    time.sleep(0.5)                     # each in its work item, held
+    tur = command(other, bytes(6), LUN0)
+    got, _ = answers(other, [tur], start)
+    expect(got[tur] < ctx.long_delay / 2,
+           f"the other initiator's TEST UNIT READY after {got[tur]:.2f} s: "
+           f'it waited behind the held UNMAPs')
+    for conn, itts in zip(deep, sent):
+        held, _ = answers(conn, itts, start)
+        expect(held[itts[0]] >= SURE * ctx.long_delay,
+               f'the first UNMAP answered after {held[itts[0]]:.2f} s: the '
+               f'backend did not hold it {ctx.long_delay} s, so the case '
+               f'proves nothing')
+        done(conn, '')
+    return done(other, f'2 x {DEEP_UNMAPS} UNMAPs of one initiator held; '
+                f"another's TEST UNIT READY after {got[tur]:.2f} s")
 
 
 @case

@@ -17,7 +17,9 @@
 # with an UNMAP held leaves the next session reading. Over TCP: 300
 # UNMAPs of a session of queue depth 320 held at once, more than a
 # workqueue runs at once on a CPU, and another session's NOP-Out is
-# answered at once. The same cases run
+# answered at once; 600 of one initiator's, in two sessions, more than a
+# workqueue runs at all, and another initiator's TEST UNIT READY (which
+# runs in a work item too) is answered at once. The same cases run
 # over iSER (SKIP without pyverbs or an RDMA device). Then every cache
 # line is back in the pool and the module unloads.
 
@@ -85,7 +87,7 @@ slow_devices() {
 }
 
 iser=$(ixt_iser_raw_missing)
-ixt_begin $((2 * ${#cases[@]} + 4))
+ixt_begin $((2 * ${#cases[@]} + 5))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ -z "$iser" ]; then
 	ixt_insmod_iser
@@ -112,7 +114,7 @@ slow_devices || ktap_exit_fail_msg "cannot set up the held devices"
 ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
 # An iSER connection takes fewer commands than its receive buffers.
 raw_client=tcp
-ixt_raw_cases held_fills_no_queue
+ixt_raw_cases held_fills_no_queue held_other_initiator
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_cfs_clear
 ixt_check "the held devices are let go" \

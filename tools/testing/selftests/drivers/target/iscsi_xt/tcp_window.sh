@@ -35,7 +35,10 @@
 # FULL at once, and the first completes once the hole closes. The share
 # is the initiator's: in a second session of the same initiator an 8 MiB
 # write past a hole of its own is answered TASK SET FULL, while another
-# initiator's is held; both held ones complete. The data of NOP-Outs
+# initiator's is held; both held ones complete. So it is over TPGs: in a
+# second TPG of the target, the same initiator's write past a hole is
+# answered TASK SET FULL while one of TPG 1 holds the share, and
+# sessions_per_initiator (set to 2) counts its sessions of both TPGs. The data of NOP-Outs
 # past a hole, which the target copies, is bounded too: four 64 KiB
 # pings are held and echoed in order once the hole closes, and past a
 # second hole the fifth closes the connection (256 KiB a session).
@@ -61,6 +64,11 @@ modprobe -n -q null_blk || ixt_skip_all "null_blk unavailable"
 tgt=iqn.2026-11.org.example.window:t
 portal=$IXT_ADDR4_T:3260
 tpg=$IXT_FABRIC/$tgt/tpgt_1
+# A second TPG of the target, in demo mode, LUN 0 the same ramdisk: the
+# initiator's shares are over every TPG (ffp_pool_hole_share_tpgs,
+# sessions_per_initiator_tpgs).
+tpg2=$IXT_FABRIC/$tgt/tpgt_2
+portal2=$IXT_ADDR4_T:3261
 rd=$IXT_CFS/core/rd_mcp_79/ixt_win_rd
 ib=$IXT_CFS/core/iblock_79/ixt_win_slow
 dbg=/sys/kernel/debug/iscsi_xt
@@ -143,7 +151,13 @@ setup() {
 		echo 0 >"$tpg/attrib/authentication" &&
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
-		echo 1 >"$tpg/enable"
+		echo 1 >"$tpg/enable" || return 1
+	mkdir -p "$tpg2/lun/lun_0" && ln -s "$rd" "$tpg2/lun/lun_0/rd" &&
+		mkdir "$tpg2/np/$portal2" &&
+		echo 0 >"$tpg2/attrib/authentication" &&
+		echo 1 >"$tpg2/attrib/generate_node_acls" &&
+		echo 0 >"$tpg2/attrib/demo_mode_write_protect" &&
+		echo 1 >"$tpg2/enable"
 }
 
 teardown() {
@@ -151,12 +165,14 @@ teardown() {
 		"$tpg/lun/lun_0/rd" "$tpg/lun/lun_1/slow"
 	rmdir "$tpg/acls/$me"/lun_* "$tpg/acls/$me" "$tpg/acls/$raw_ini"/lun_* \
 		"$tpg/acls/$raw_ini" "$tpg/lun/lun_0" "$tpg/lun/lun_1" \
-		"$tpg/np/$portal" "$tpg" "$IXT_FABRIC/$tgt"
+		"$tpg/np/$portal" "$tpg"
+	rm -f "$tpg2/lun/lun_0/rd"
+	rmdir "$tpg2/lun/lun_0" "$tpg2/np/$portal2" "$tpg2" "$IXT_FABRIC/$tgt"
 	rmdir "$rd" "$(dirname "$rd")" "$ib" "$(dirname "$ib")"
 	ixt_unload
 }
 
-ixt_begin 27
+ixt_begin 29
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 ixt_null_blk nr_devices=1 irqmode=2 completion_nsec=5000000 \
 	hw_queue_depth=1 submit_queues=1 ||
@@ -247,7 +263,8 @@ ixt_check "once the writes are done, the pool's pressure lifts its cap" \
 	ixt_wait 3 eval '[ "$(sess_field cap)" = "$depth" ]'
 logout
 ixt_raw_cases ffp_pool_dry_set_full ffp_pool_aborted_writes \
-	ffp_pool_hole_share ffp_pool_hole_share_initiator ffp_hole_ping_data \
+	ffp_pool_hole_share ffp_pool_hole_share_initiator \
+	ffp_pool_hole_share_tpgs sessions_per_initiator_tpgs ffp_hole_ping_data \
 	ffp_pool_waits_in_turn \
 	ffp_pool_caps_every_session ffp_window_holds_commands \
 	ffp_window_reopens ffp_window_immediate ffp_r2t_queue_bound
