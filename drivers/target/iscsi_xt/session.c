@@ -246,8 +246,7 @@ int ixt_sess_register(struct ixt_sess *sess, struct ixt_conn *conn)
 		}
 		ixt_fair_arm(&ixt_discovery_bound, &conn->discovery_slot);
 	} else {
-		if (!sess->ini)
-			sess->ini = ixt_initiator_get(sess->initiator);
+		sess->ini = ixt_initiator_get(sess->initiator);
 		if (!sess->ini)
 			return -ENOMEM;
 		if (atomic_inc_return(&sess->ini->nr_sessions) > cap && cap) {
