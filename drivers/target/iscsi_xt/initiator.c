@@ -19,11 +19,21 @@
  * must make progress under memory pressure); the workers come from the
  * kernel's shared pools, as many as run at once.
  *
+ * The target core logs two lines for each ABORT TASK it carries out, and
+ * one for each whose task it does not find, without a rate limit; the
+ * command window does not hold back immediate functions. So an initiator
+ * may send it IXT_ABORT_BURST ABORT TASKs at once and IXT_ABORT_PER_SEC
+ * a second after that; the fabric answers the others "Function rejected"
+ * (an initiator then resets the LUN, as for any abort that fails).
+ *
  * Locking: ixt_initiators_mutex protects the hash table and the
- * entries' membership; the counters are atomic.
+ * entries' membership; the counters are atomic; an entry's abort_lock
+ * its ABORT TASK tokens.
  */
 
 #include <linux/hashtable.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -32,6 +42,9 @@
 
 #include "fault.h"
 #include "initiator.h"
+
+#define IXT_ABORT_BURST		32
+#define IXT_ABORT_PER_SEC	4
 
 static DEFINE_HASHTABLE(ixt_initiators, 7);
 static DEFINE_MUTEX(ixt_initiators_mutex);
@@ -63,6 +76,9 @@ static struct ixt_initiator *ixt_initiator_new(const char *name)
 		return NULL;
 	}
 	refcount_set(&ini->ref, 1);
+	spin_lock_init(&ini->abort_lock);
+	ini->abort_tokens = IXT_ABORT_BURST;
+	ini->abort_stamp = jiffies;
 	strscpy(ini->name, name, sizeof(ini->name));
 	return ini;
 }
@@ -114,4 +130,34 @@ void ixt_initiator_put(struct ixt_initiator *ini)
 		     atomic_read(&ini->hole_lines));
 	destroy_workqueue(ini->submit_wq);
 	kfree(ini);
+}
+
+/**
+ * ixt_initiator_abort_allowed() - take a token for an ABORT TASK
+ * @ini: the initiator's entry.
+ *
+ * The tokens grow by %IXT_ABORT_PER_SEC a second up to %IXT_ABORT_BURST
+ * (see the top of this file).
+ *
+ * Context: Any context; takes @ini's abort_lock.
+ * Return: true when the function may go to the target core.
+ */
+bool ixt_initiator_abort_allowed(struct ixt_initiator *ini)
+{
+	unsigned long now = jiffies;
+	u64 grown;
+	bool ok;
+
+	spin_lock(&ini->abort_lock);
+	grown = div_u64((u64)(now - ini->abort_stamp) * IXT_ABORT_PER_SEC, HZ);
+	if (grown) {
+		ini->abort_tokens = min_t(u64, IXT_ABORT_BURST,
+					  ini->abort_tokens + grown);
+		ini->abort_stamp = now;
+	}
+	ok = ini->abort_tokens;
+	if (ok)
+		ini->abort_tokens--;
+	spin_unlock(&ini->abort_lock);
+	return ok;
 }

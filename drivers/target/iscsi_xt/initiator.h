@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "iscsi_xt.h"
@@ -29,6 +30,10 @@ struct workqueue_struct;
  * @submit_wq: the work items of its commands whose backend may block
  *	(submit.c): its own, so that its commands held by a slow or hung
  *	device never delay another initiator's.
+ * @abort_lock: protects @abort_tokens and @abort_stamp.
+ * @abort_tokens: the ABORT TASKs it may send the target core at once
+ *	(ixt_initiator_abort_allowed()).
+ * @abort_stamp: jiffies when @abort_tokens last grew.
  * @name: the InitiatorName, as the login gave it.
  */
 struct ixt_initiator {
@@ -37,10 +42,14 @@ struct ixt_initiator {
 	atomic_t nr_sessions;
 	atomic_t hole_lines;
 	struct workqueue_struct *submit_wq;
+	spinlock_t abort_lock;	/* protects abort_tokens, abort_stamp */
+	u32 abort_tokens;
+	unsigned long abort_stamp;
 	char name[ISCSI_NAME_LEN];
 };
 
 struct ixt_initiator *ixt_initiator_get(const char *name);
 void ixt_initiator_put(struct ixt_initiator *ini);
+bool ixt_initiator_abort_allowed(struct ixt_initiator *ini);
 
 #endif /* _ISCSI_XT_INITIATOR_H */

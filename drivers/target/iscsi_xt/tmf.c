@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "conn.h"
+#include "initiator.h"
 #include "session.h"
 
 /* The target core's function for an iSCSI one; TMR_UNKNOWN if none. */
@@ -158,6 +159,13 @@ void ixt_tmf_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 
 	if (ixt_tmf_abort_held(conn, req, type)) {
 		ixt_tmf_respond(conn, req->itt, ISCSI_TMF_RSP_COMPLETE);
+		return;
+	}
+	if (type == TMR_ABORT_TASK &&
+	    !ixt_initiator_abort_allowed(conn->sess->ini)) {
+		pr_warn_ratelimited("%s: ABORT TASK rejected: more than the target core may log\n",
+				    conn->sess->initiator);
+		ixt_tmf_respond(conn, req->itt, ISCSI_TMF_RSP_REJECTED);
 		return;
 	}
 	cmd = ixt_cmd_alloc(conn, req->itt);

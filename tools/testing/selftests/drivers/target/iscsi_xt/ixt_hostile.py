@@ -92,9 +92,10 @@ import threading
 import time
 
 from ixt_iscsi import (
-    F_FINAL, FFP, LOGIN_T, OP_LOGIN_RSP, OP_SCSI_RSP, OP_VENDOR1, OPER, SEC, Cases,
-    Connection, Fail, bhs, cdb10, encode_keys, expect, kmsg_mark,
-    kmsg_since, login_flags, login_req, logout_req, nop_out, scsi_cmd)
+    F_FINAL, FFP, LOGIN_T, OP_LOGIN_RSP, OP_SCSI_RSP, OP_TMF_RSP, OP_VENDOR1,
+    OPER, SEC, Cases, Connection, Fail, bhs, cdb10, encode_keys, expect,
+    kmsg_mark, kmsg_since, login_flags, login_req, logout_req, nop_out,
+    scsi_cmd, tmf_req)
 
 # What a connection of pin_* may add: vmalloc areas of iscsi_xt, and
 # kernel memory of any kind as MemAvailable sees it (a socket pair, the
@@ -820,6 +821,59 @@ def case_lun_flood(ctx):
             f'"{tpl}"')
     expect(most <= bound, f'{seen}: over {bound}')
     return seen
+
+
+ABORT_FLOOD = 200
+# initiator.c: the ABORT TASKs an initiator may send the target core at
+# once, and a second after that.
+ABORT_BURST, ABORT_PER_SEC = 32, 4
+TMF_ABORT_TASK = 1
+TMF_RSP_NO_TASK, TMF_RSP_REJECTED = 1, 255
+
+
+def abort_task(conn, rtt, refcmdsn):
+    """An immediate ABORT TASK of ITT @rtt; returns its response code."""
+    itt = conn.next_itt()
+    conn.send_pdu(tmf_req(TMF_ABORT_TASK, itt, rtt, conn.cmdsn,
+                          conn.expstatsn, refcmdsn))
+    return conn.recv_expect(OP_TMF_RSP, itt).response
+
+
+@case
+def case_abort_flood(ctx):
+    """ABORT_FLOOD immediate ABORT TASKs of a task that is done (a TEST UNIT
+    READY answered before): the target core logs a line for each it
+    carries out, without a limit, so at most ABORT_BURST of them and
+    ABORT_PER_SEC a second after reach it, each answered "task does not
+    exist"; the others are answered "Function rejected". The kernel log
+    has no more "ABORT_TASK" lines than those. Two seconds later one is
+    carried out again. Before, all went to the core, a line each."""
+    fd = kmsg_mark()
+    conn = Connection(ctx.host, ctx.port, initiator=ctx.initiator)
+    conn.login(ctx.target)
+    itt, ref = conn.next_itt(), conn.take_cmdsn()
+    conn.send_pdu(scsi_cmd(F_FINAL, itt, 0, ref, conn.expstatsn, bytes(6)))
+    conn.recv_expect(OP_SCSI_RSP, itt)
+    t0 = time.monotonic()
+    got = [abort_task(conn, itt, ref) for _ in range(ABORT_FLOOD)]
+    took = time.monotonic() - t0
+    expect(set(got) <= {TMF_RSP_NO_TASK, TMF_RSP_REJECTED},
+           f'responses {sorted(set(got))}, expected 1 or 255')
+    done = got.count(TMF_RSP_NO_TASK)
+    bound = ABORT_BURST + ABORT_PER_SEC * (int(took) + 1)
+    seen = (f'{ABORT_FLOOD} ABORT TASKs in {took:.1f} s: {done} carried '
+            f'out, {ABORT_FLOOD - done} rejected')
+    expect(ABORT_BURST <= done <= bound, f'{seen}, expected {ABORT_BURST} '
+           f'to {bound} carried out')
+    time.sleep(2)
+    again = abort_task(conn, itt, ref)
+    expect(again == TMF_RSP_NO_TASK,
+           f'{seen}; 2 s later one answered {again}, expected 1')
+    conn.logout()
+    lines = [m for _, m in kmsg_since(fd) if 'ABORT_TASK' in m]
+    expect(len(lines) <= done + 1,
+           f'{seen}; {len(lines)} "ABORT_TASK" lines in the kernel log')
+    return f'{seen}; {len(lines)} "ABORT_TASK" lines in the kernel log'
 
 
 def main():

@@ -44,6 +44,11 @@
 # - discovery_fair: from $IXT_ADDR4_I, 64 discovery sessions, every place;
 #   a discovery login from $IXT_ADDR4_T gets in, the first host's oldest
 #   session reset for it (before: refused with 0x0302);
+# - abort_flood: 200 immediate ABORT TASKs of a task that is done: at
+#   most 32 and 4 a second after reach the target core, which logs a
+#   line for each ("task does not exist"), the others "Function
+#   rejected"; one carried out again 2 s later (before: all 200, a line
+#   each);
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
@@ -66,7 +71,7 @@ pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
 	login_unread logout_unread discovery_idle name_newline lun_flood login_fair
-	discovery_fair flood)
+	discovery_fair abort_flood flood)
 
 cleanup() {
 	ixt_cleanup
@@ -92,7 +97,7 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
 
-ixt_raw_cases "${cases[@]:0:12}"
+ixt_raw_cases "${cases[@]:0:13}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
