@@ -16,6 +16,11 @@
  *
  * The choice walks the places twice over, max * max steps (4096 at the
  * default 64), and runs only when the bound is reached.
+ *
+ * Locking: a bound's lock is taken with bottom halves off. The TCP
+ * transport arms a place under its socket's sk_callback_lock, which the
+ * network's softirq takes too; a plain spinlock nested there could
+ * deadlock with a softirq on the CPU that held it.
  */
 
 #include <linux/in.h>
@@ -116,11 +121,11 @@ int ixt_fair_take(struct ixt_fair_bound *b, struct ixt_fair_slot *slot,
 
 	slot->host = host;
 	slot->armed = false;
-	spin_lock(&b->lock);
+	spin_lock_bh(&b->lock);
 	if (b->nr >= max) {
 		victim = ixt_fair_victim(b, host, &held);
 		if (!victim) {
-			spin_unlock(&b->lock);
+			spin_unlock_bh(&b->lock);
 			INIT_LIST_HEAD(&slot->entry);
 			return -EBUSY;
 		}
@@ -130,7 +135,7 @@ int ixt_fair_take(struct ixt_fair_bound *b, struct ixt_fair_slot *slot,
 	}
 	list_add_tail(&slot->entry, &b->slots);
 	b->nr++;
-	spin_unlock(&b->lock);
+	spin_unlock_bh(&b->lock);
 	return 0;
 }
 
@@ -141,13 +146,14 @@ int ixt_fair_take(struct ixt_fair_bound *b, struct ixt_fair_slot *slot,
  *
  * Call it once the holder can be closed by &ixt_fair_bound.evict.
  *
- * Context: Process context; takes @b's lock.
+ * Context: Any context but hard IRQ (the TCP transport calls it under a
+ * socket's sk_callback_lock); takes @b's lock.
  */
 void ixt_fair_arm(struct ixt_fair_bound *b, struct ixt_fair_slot *slot)
 {
-	spin_lock(&b->lock);
+	spin_lock_bh(&b->lock);
 	slot->armed = true;
-	spin_unlock(&b->lock);
+	spin_unlock_bh(&b->lock);
 }
 
 /**
@@ -160,10 +166,10 @@ void ixt_fair_arm(struct ixt_fair_bound *b, struct ixt_fair_slot *slot)
  */
 void ixt_fair_put(struct ixt_fair_bound *b, struct ixt_fair_slot *slot)
 {
-	spin_lock(&b->lock);
+	spin_lock_bh(&b->lock);
 	if (!list_empty(&slot->entry)) {
 		list_del_init(&slot->entry);
 		b->nr--;
 	}
-	spin_unlock(&b->lock);
+	spin_unlock_bh(&b->lock);
 }

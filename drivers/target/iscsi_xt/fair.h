@@ -27,7 +27,8 @@ struct ixt_fair_slot {
 /**
  * struct ixt_fair_bound - a bound on places, shared fairly between hosts
  *	when it is reached
- * @lock: protects @slots, @nr and the slots' @armed.
+ * @lock: protects @slots, @nr and the slots' @armed; taken with bottom
+ *	halves off (fair.c).
  * @slots: the places held, oldest first.
  * @nr: places held.
  * @evict: closes the holder of a place taken back, which no longer holds
