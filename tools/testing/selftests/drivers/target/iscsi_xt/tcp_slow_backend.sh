@@ -41,9 +41,14 @@ fd=$IXT_CFS/core/fileio_86/ixt_sb_file
 # held_fills_no_queue's ACL: a queue depth of 320.
 deep=$tpg/acls/iqn.2026-11.org.example:ixt-slowcmd-deep
 delay_ms=$((2000 * IXT_SLOW))
-# held_fills_no_queue's: its UNMAPs, held far longer than a loaded
-# machine may keep another session's answer.
+# held_fills_no_queue's and held_other_initiator's: their UNMAPs, held
+# far longer than a loaded machine may keep another session's answer,
+# and at most 15 s: the raw client reads no connection but the one it
+# waits on, and the target closes one that leaves its NOP-In unanswered
+# for 15 + 30 s (the defaults), while held_other_initiator's last
+# UNMAPs (past the 512 a workqueue runs) end at twice the hold.
 long_ms=$((12000 * IXT_SLOW))
+[ "$long_ms" -le 15000 ] || long_ms=15000
 cases=(unmap_nop unmap_r2t_nop unmap_read_passes unmap_then_ordered
 	fileio_read_nop fileio_write_nop held_bounded close_while_held)
 # dmsetup creates the device node itself: there is no udev in the VM.
