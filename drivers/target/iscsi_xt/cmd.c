@@ -720,19 +720,18 @@ static void ixt_cmd_attach_read(struct ixt_cmd *cmd)
  * its R and W bits say (ixt_cdb_writes_medium()); so does a third-party
  * copy (83h) on a session that maps any LUN read-only, since its
  * destination, in its parameter list, could be that LUN and the core
- * does not check it against the mapping. Returns true when @cmd is
- * answered.
+ * does not check it against the mapping. @access is how the session maps
+ * @lun, looked up when @lun is not 0 or @writes (the CDB may change the
+ * medium). Returns true when @cmd is answered.
  */
-static bool ixt_cmd_lun_refused(struct ixt_cmd *cmd, u64 lun, const u8 *cdb)
+static bool ixt_cmd_lun_refused(struct ixt_cmd *cmd, u64 lun, const u8 *cdb,
+				enum ixt_lun_access access, bool writes)
 {
 	struct ixt_sess *sess = cmd->head.conn->sess;
-	bool writes = ixt_cdb_writes_medium(cdb);
-	enum ixt_lun_access access;
 	sense_reason_t reason;
 
 	if (!lun && !writes)
 		return false;
-	access = ixt_lun_access(sess->se_sess, lun);
 	if (access == IXT_LUN_UNMAPPED && lun) {
 		pr_warn_ratelimited("%s: a command for LUN %llu, which it does not map\n",
 				    sess->initiator, lun);
@@ -766,6 +765,9 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	u64 lun = scsilun_to_int(&req->lun);
 	struct ixt_cmd *cmd = pdu->cmd;
 	u8 *cdb = cmd->cdb ?: req->cdb;
+	bool writes = ixt_cdb_writes_medium(cdb);
+	enum ixt_lun_access access = IXT_LUN_UNMAPPED;
+	struct se_lun *se_lun = NULL;
 	struct ixt_resid_fit fit;
 	bool fitted = false;
 	int dir = DMA_NONE;
@@ -780,12 +782,20 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		dir = DMA_TO_DEVICE;
 	else if (req->flags & ISCSI_FLAG_CMD_READ)
 		dir = DMA_FROM_DEVICE;
-	if (dir != DMA_FROM_DEVICE && !cmd->bidi &&
-	    ixt_resid_fit_write(se_sess, lun, cdb, data_length, &fit)) {
+	/*
+	 * One lookup for the mapping check and a write's fitting: every
+	 * write ixt_resid_fit_write() fits is one that changes the medium.
+	 */
+	if (lun || writes)
+		se_lun = ixt_lun_get(se_sess, lun, &access);
+	if (se_lun && dir != DMA_FROM_DEVICE && !cmd->bidi &&
+	    ixt_resid_fit_write(se_lun, cdb, data_length, &fit)) {
 		fitted = true;
 		cdb = fit.cdb;
 		data_length = fit.data_length;
 	}
+	if (se_lun)
+		ixt_lun_put(se_lun);
 
 	if (target_init_cmd(&cmd->se_cmd, se_sess, cmd->sense, lun,
 			    data_length, ixt_cmd_task_attr(req->flags), dir,
@@ -811,7 +821,7 @@ void ixt_cmd_rx(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	if (dir == DMA_TO_DEVICE && cmd->head.nr_lines)
 		sg_nents = ixt_cmd_cut_sgl(cmd, data_length);
 	/* On failure the core answers through ixt_queue_status(). */
-	if (!ixt_cmd_lun_refused(cmd, lun, cdb) &&
+	if (!ixt_cmd_lun_refused(cmd, lun, cdb, access, writes) &&
 	    !target_submit_prep(&cmd->se_cmd, cdb,
 				sg_nents ? cmd->sgl : NULL, sg_nents,
 				cmd->bidi ? cmd->bidi->sgl : NULL,

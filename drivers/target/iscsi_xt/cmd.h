@@ -197,11 +197,11 @@ static inline struct ixt_cmd *to_ixt_cmd(struct se_cmd *se_cmd)
 }
 
 /* resid.c */
-bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
-			 u32 edtl, struct ixt_resid_fit *fit);
+bool ixt_resid_fit_write(struct se_lun *se_lun, const u8 *cdb, u32 edtl,
+			 struct ixt_resid_fit *fit);
 
 /**
- * enum ixt_lun_access - how a session maps a LUN (ixt_lun_access())
+ * enum ixt_lun_access - how a session maps a LUN (ixt_lun_get())
  * @IXT_LUN_UNMAPPED: not at all, or the LUN is going away.
  * @IXT_LUN_RW: read-write.
  * @IXT_LUN_RO: read-only (the mapping's write_protect).
@@ -212,7 +212,9 @@ enum ixt_lun_access {
 	IXT_LUN_RO,
 };
 
-enum ixt_lun_access ixt_lun_access(struct se_session *se_sess, u64 lun);
+struct se_lun *ixt_lun_get(struct se_session *se_sess, u64 lun,
+			   enum ixt_lun_access *access);
+void ixt_lun_put(struct se_lun *se_lun);
 bool ixt_lun_any_ro(struct se_session *se_sess);
 
 /* cmd.c */

@@ -24,8 +24,8 @@
  * for the core to answer LOGICAL BLOCK ADDRESS OUT OF RANGE.
  *
  * The lookup of a session's LUN that fitting needs also tells
- * ixt_cmd_rx() which LUNs a session maps, and which read-only
- * (ixt_lun_access()).
+ * ixt_cmd_rx() which LUNs a session maps, and which read-only: it looks
+ * a LUN up once (ixt_lun_get()) for both.
  */
 
 #include <linux/percpu-refcount.h>
@@ -108,20 +108,29 @@ static void ixt_resid_set_blocks(u8 *cdb, u32 blocks)
 	}
 }
 
-/*
- * The LUN @lun of @se_sess with a reference (lun_ref) that keeps its
- * device, or %NULL when the session maps no such LUN; *@ro, if given,
- * says whether the session maps it read-only. The session's LUN entries
- * are walked under RCU as the target core's own lookup does
- * (transport_lookup_cmd_lun(), whose helper is not exported in a public
- * header).
+/**
+ * ixt_lun_get() - look up a LUN of a session, and how it is mapped
+ * @se_sess: the session.
+ * @lun: the LUN, unpacked.
+ * @access: set to %IXT_LUN_RW or %IXT_LUN_RO when @se_sess maps @lun
+ *	(read-write, or read-only: its mapping's write_protect) and it is
+ *	not going away; %IXT_LUN_UNMAPPED otherwise.
+ *
+ * The session's LUN entries are walked under RCU as the target core's
+ * own lookup does (transport_lookup_cmd_lun(), whose helper is not
+ * exported in a public header).
+ *
+ * Context: Process context.
+ * Return: the LUN with a reference (lun_ref) that keeps its device, to
+ * drop with ixt_lun_put(); %NULL when @access is %IXT_LUN_UNMAPPED.
  */
-static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun,
-					bool *ro)
+struct se_lun *ixt_lun_get(struct se_session *se_sess, u64 lun,
+			   enum ixt_lun_access *access)
 {
 	struct se_dev_entry *deve;
 	struct se_lun *se_lun = NULL;
 
+	*access = IXT_LUN_UNMAPPED;
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(deve, &se_sess->se_node_acl->lun_entry_hlist,
 				 link) {
@@ -129,13 +138,23 @@ static struct se_lun *ixt_resid_lun_get(struct se_session *se_sess, u64 lun,
 			continue;
 		if (percpu_ref_tryget_live(&deve->se_lun->lun_ref)) {
 			se_lun = deve->se_lun;
-			if (ro)
-				*ro = deve->lun_access_ro;
+			*access = deve->lun_access_ro ? IXT_LUN_RO : IXT_LUN_RW;
 		}
 		break;
 	}
 	rcu_read_unlock();
 	return se_lun;
+}
+
+/**
+ * ixt_lun_put() - drop the reference ixt_lun_get() took
+ * @se_lun: the LUN.
+ *
+ * Context: Any context.
+ */
+void ixt_lun_put(struct se_lun *se_lun)
+{
+	percpu_ref_put(&se_lun->lun_ref);
 }
 
 /**
@@ -163,31 +182,8 @@ bool ixt_lun_any_ro(struct se_session *se_sess)
 }
 
 /**
- * ixt_lun_access() - how a session maps a LUN
- * @se_sess: the session.
- * @lun: the LUN, unpacked.
- *
- * Context: Process context.
- * Return: %IXT_LUN_RW or %IXT_LUN_RO when @se_sess maps @lun (read-write,
- * or read-only: its mapping's write_protect) and it is not going away;
- * %IXT_LUN_UNMAPPED otherwise.
- */
-enum ixt_lun_access ixt_lun_access(struct se_session *se_sess, u64 lun)
-{
-	struct se_lun *se_lun;
-	bool ro = false;
-
-	se_lun = ixt_resid_lun_get(se_sess, lun, &ro);
-	if (!se_lun)
-		return IXT_LUN_UNMAPPED;
-	percpu_ref_put(&se_lun->lun_ref);
-	return ro ? IXT_LUN_RO : IXT_LUN_RW;
-}
-
-/**
  * ixt_resid_fit_write() - fit a write's CDB to its expected length
- * @se_sess: the session the command came on.
- * @lun: the LUN it names, unpacked.
+ * @se_lun: the LUN it names, from ixt_lun_get().
  * @cdb: its CDB, at least %ISCSI_CDB_SIZE bytes.
  * @edtl: its Expected Data Transfer Length.
  * @fit: filled in when the write needs fitting.
@@ -201,31 +197,26 @@ enum ixt_lun_access ixt_lun_access(struct se_session *se_sess, u64 lun)
  * Return: true when @fit holds the CDB, data length and residual the
  * command goes to the target core with; false to submit it unchanged.
  */
-bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
-			 u32 edtl, struct ixt_resid_fit *fit)
+bool ixt_resid_fit_write(struct se_lun *se_lun, const u8 *cdb, u32 edtl,
+			 struct ixt_resid_fit *fit)
 {
 	u32 block_size, blocks, fit_blocks;
-	struct se_lun *se_lun;
 	struct se_device *dev;
-	bool fitted = false;
 	u64 lba, len;
 
 	if (!ixt_resid_is_write(cdb[0]))
 		return false;
-	se_lun = ixt_resid_lun_get(se_sess, lun, NULL);
-	if (!se_lun)
-		return false;
 	/* A pass-through device parses its CDBs itself. */
 	dev = rcu_dereference_raw(se_lun->lun_se_dev);
 	if (dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH)
-		goto out_put;
+		return false;
 	blocks = ixt_resid_get_blocks(cdb, &lba);
 	block_size = dev->dev_attrib.block_size;
 	len = (u64)blocks * block_size;
 	/* The device's size is read only for a write that needs fitting. */
 	if (len == edtl || len > U32_MAX || lba + blocks < lba ||
 	    lba + blocks > dev->transport->get_blocks(dev) + 1)
-		goto out_put;
+		return false;
 
 	memcpy(fit->cdb, cdb, sizeof(fit->cdb));
 	if (edtl > len) {
@@ -239,8 +230,5 @@ bool ixt_resid_fit_write(struct se_session *se_sess, u64 lun, const u8 *cdb,
 		fit->flag = SCF_OVERFLOW_BIT;
 		fit->residual = len - edtl;
 	}
-	fitted = true;
-out_put:
-	percpu_ref_put(&se_lun->lun_ref);
-	return fitted;
+	return true;
 }
