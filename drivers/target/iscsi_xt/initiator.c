@@ -139,7 +139,7 @@ void ixt_initiator_put(struct ixt_initiator *ini)
  * The tokens grow by %IXT_ABORT_PER_SEC a second up to %IXT_ABORT_BURST
  * (see the top of this file).
  *
- * Context: Any context; takes @ini's abort_lock.
+ * Context: Process context (a receive path); takes @ini's abort_lock.
  * Return: true when the function may go to the target core.
  */
 bool ixt_initiator_abort_allowed(struct ixt_initiator *ini)
