@@ -27,8 +27,13 @@
 #include "pool.h"
 #include "session.h"
 
-/* How long an aborted write waits for the target core to mark it. */
+/*
+ * How long an aborted write waits for the target core to mark it, and
+ * how often at most it looks: its delay grows with the time it has
+ * waited, from a jiffy to a tenth of a second (about 60 looks in all).
+ */
 #define IXT_CMD_ABORT_WAIT	(5 * HZ)
+#define IXT_CMD_ABORT_POLL_MAX	(HZ / 10)
 
 /* How long a command's header waits for cache lines before TASK SET FULL. */
 #define IXT_CMD_POOL_WAIT	(2 * HZ)
@@ -279,14 +284,16 @@ static void ixt_cmd_abort_work(struct work_struct *work)
 	struct ixt_cmd *cmd = container_of(to_delayed_work(work),
 					   struct ixt_cmd, abort_work);
 	struct se_cmd *se_cmd = &cmd->se_cmd;
-	unsigned long flags;
+	unsigned long flags, waited;
 	bool aborted;
 
 	spin_lock_irqsave(&se_cmd->t_state_lock, flags);
 	aborted = se_cmd->transport_state & CMD_T_ABORTED;
 	spin_unlock_irqrestore(&se_cmd->t_state_lock, flags);
 	if (!aborted && time_before(jiffies, cmd->abort_deadline)) {
-		queue_delayed_work(ixt_wq, &cmd->abort_work, 1);
+		waited = jiffies - (cmd->abort_deadline - IXT_CMD_ABORT_WAIT);
+		queue_delayed_work(ixt_wq, &cmd->abort_work,
+				   clamp(waited / 4, 1UL, IXT_CMD_ABORT_POLL_MAX));
 		return;
 	}
 	target_complete_cmd(se_cmd, SAM_STAT_TASK_ABORTED);
@@ -449,6 +456,7 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 	cmd = ixt_cmd_alloc(conn, req->itt);
 	if (!cmd)
 		return -ENOMEM;
+	cmd->cmd_sn = be32_to_cpu(req->cmdsn);
 	if (ahs.ecdb) {
 		/* A CDB longer than 16 bytes: the rest came in an AHS. */
 		cmd->cdb = ixt_fault(IXT_FAULT_CMD_ECDB) ? NULL :

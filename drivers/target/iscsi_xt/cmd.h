@@ -103,6 +103,7 @@ struct ixt_cmd_bidi {
  *	its write buffer; %NULL for any other command.
  * @ranges: which bytes arrived, with DataPDUInOrder=No.
  * @range: storage of @ranges.
+ * @cmd_sn: CmdSN of its header, which an ABORT TASK names as RefCmdSN.
  * @abort_work: completes a write waiting for Data-Out that a task
  *	management function aborts, once the target core has marked it.
  * @abort_deadline: when @abort_work stops waiting for the mark.
@@ -150,6 +151,7 @@ struct ixt_cmd {
 	u32 sg_nents;
 	void *big;
 	struct ixt_cmd_bidi *bidi;
+	u32 cmd_sn;
 	struct delayed_work abort_work;
 	unsigned long abort_deadline;
 	struct work_struct submit_work;

@@ -85,9 +85,13 @@ static void ixt_tmf_abort_conn_writes(struct ixt_conn *conn, void *arg)
 		if (!cmd || cmd->se_cmd.orig_fe_lun != scope->lun ||
 		    !test_bit(IXT_CMD_F_WRITE_PENDING, &cmd->head.flags))
 			continue;
-		/* ABORT TASK names one task; ITTs are the session's. */
+		/*
+		 * ABORT TASK names one task by its ITT and its CmdSN: a peer
+		 * that gives several tasks one ITT aborts one of them.
+		 */
 		if (scope->type == TMR_ABORT_TASK &&
-		    cmd->head.itt != scope->rtt)
+		    (cmd->head.itt != scope->rtt ||
+		     cmd->cmd_sn != scope->ref_cmd_sn))
 			continue;
 		ixt_cmd_abort_write(cmd);
 	}

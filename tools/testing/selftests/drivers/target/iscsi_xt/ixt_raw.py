@@ -40,7 +40,7 @@ from ixt_iscsi import (
     F_READ, F_STATUS, F_UNDERFLOW, F_OVERFLOW, LS_TOO_MANY_CONNS,
     OP_DATA_IN, OP_LOGOUT_RSP, Cases, good, joined_to, kmsg_mark, kmsg_since,
     login_checked, no_data, nop_logout, pattern_kept, pool_field, pool_free,
-    pool_free_settled, read_back, slab_checked, Unread)
+    pool_free_settled, read_back, slab_checked, Unread, SLOW)
 
 # Where on the LUN (512-byte blocks) the writes go. The cases run one at a
 # time and each writes what it reads back.
@@ -51,6 +51,7 @@ GUARD = 16
 REORDER_LBA = 2048      # two 32 KiB writes, back to back
 UNORDERED_LBA = 4096    # up to 256 KiB
 STREAM_LBA = 6144       # ffp_dataout_timeout_per_write: 4 KiB writes
+DUP_ITT_LBA = 8192      # ffp_abort_dup_itt: eight 4 KiB writes, past STREAM_LBA's
 POOL_LBA = 65536        # ffp_pool_dry_set_full: 24 MiB, past tcp_window's fio
 WINDOW_LBA = 114688     # ffp_window_holds_commands: 12 KiB, after POOL_LBA's
 REOPEN_LBA = 114712     # ffp_window_reopens: a window of 4 KiB writes, up to 1 MiB
@@ -1499,6 +1500,58 @@ def case_ffp_abort_waiting_write(ctx):
     conn.nop()
     conn.logout()
     return 'Function complete, no response for the task'
+
+
+@case
+def case_ffp_abort_dup_itt(ctx):
+    """Eight 4 KiB writes that all carry one ITT (RFC 7143 section 11.1
+    says an initiator must not; the target accepts them, as LIO does),
+    their R2Ts unanswered, then an immediate ABORT TASK of that ITT with
+    the fourth's CmdSN as RefCmdSN: it aborts one task, not eight (it
+    aborted every write with the ITT, and the seven the target core did
+    not mark each looked for the mark every jiffy for 5 s, then were
+    answered TASK ABORTED). The core picks a task by its tag alone, maybe
+    another of the eight: Function complete, at most two writes aborted
+    (TASK ABORTED or no response), the others GOOD once their R2Ts are
+    answered, and exactly the GOOD ones on the LUN."""
+    conn = logged_in(ctx, op_keys(InitialR2T='Yes', ImmediateData='No'))
+    no_data(conn, bytes(6))             # a unit attention, if any
+    itt, blocks = conn.next_itt(), 4096 // BLOCK
+    datas, sns = [os.urandom(4096) for _ in range(8)], []
+    for i, data in enumerate(datas):
+        sns.append(conn.take_cmdsn())
+        conn.send_pdu(scsi_cmd(F_WRITE | F_FINAL, itt, len(data), sns[-1],
+                               conn.expstatsn,
+                               cdb10(0x2a, DUP_ITT_LBA + i * blocks, blocks)))
+    r2ts = [conn.recv_expect(OP_R2T, itt) for _ in datas]
+    tmf = conn.next_itt()
+    conn.send_pdu(tmf_req(1, tmf, itt, conn.cmdsn, conn.expstatsn, sns[3]))
+    for r2t, data in zip(r2ts, datas):
+        conn.answer_r2t(r2t, data)
+    statuses, answer = [], None
+    end = time.monotonic() + 8 * SLOW
+    while (answer is None or len(statuses) < 7) and time.monotonic() < end:
+        pdu = conn.poll_pdu(max(0.0, end - time.monotonic()))
+        if pdu is None:
+            break
+        if pdu.op == OP_TMF_RSP and pdu.itt == tmf:
+            answer = pdu.response
+            continue
+        expect(pdu.op == OP_SCSI_RSP and pdu.itt == itt,
+               f'expected the writes\' SCSI Responses, got {pdu}')
+        statuses.append(pdu.scsi_status)
+    gone = statuses.count(0x40) + 8 - len(statuses)
+    expect(answer == 0, f'TMF Response {answer}, expected 0 (Function complete)')
+    expect(set(statuses) <= {0x00, 0x40} and gone <= 2,
+           f'statuses {statuses} of the eight writes: {gone} aborted, '
+           'expected one or two')
+    landed = sum(conn.read(DUP_ITT_LBA + i * blocks, blocks)[1] == data
+                 for i, data in enumerate(datas))
+    good_n = statuses.count(0x00)
+    expect(landed == good_n, f'{landed} writes on the LUN, {good_n} GOOD')
+    conn.nop()
+    conn.logout()
+    return f'{good_n} of 8 GOOD and on the LUN, {gone} aborted'
 
 
 def reset_ua_taken(conn):
