@@ -207,18 +207,39 @@ void ixt_queue_tm_rsp(struct se_cmd *se_cmd)
 
 /**
  * ixt_tmf_aborted() - a LOGICAL UNIT RESET aborted a pending function
- * @cmd: the function, an ABORT TASK the target core had not carried out
- *	when a reset of its LUN (from any session) drained it; the core
- *	asks for no response to it, and drops its reference itself.
+ * @cmd: the function, which the target core had not carried out when a
+ *	reset of its LUN (from any session) drained it; the core asks for
+ *	no response to it, and drops its reference itself.
  *
- * The reset aborts the task the function names as well, so the answer is
- * "Function complete" (as for a task already gone, RFC 7143 section
- * 11.6.1), in a PDU of its own. Without it the initiator waits for the
- * answer until it gives the session up; LIO sends none.
+ * The answer is the one the core gives the function when it carries it
+ * out, in a PDU of its own: without it the initiator waits for the
+ * answer until it gives the session up (LIO sends none). An ABORT TASK,
+ * the function the core can be busy with long enough to be drained,
+ * gets "Function complete": the reset aborts its task as well (as for a
+ * task already gone, RFC 7143 section 11.6.1). The others the core
+ * answers at once, so they are drained only in the moment between their
+ * submission and their work item: "not supported" for ABORT TASK SET,
+ * CLEAR TASK SET and CLEAR ACA, "Function rejected" for TARGET WARM and
+ * COLD RESET, not "Function complete" for a reset that reset nothing.
  *
  * Context: Process context (the target core's reset work).
  */
 void ixt_tmf_aborted(struct ixt_cmd *cmd)
 {
-	ixt_tmf_respond(cmd->head.conn, cmd->head.itt, ISCSI_TMF_RSP_COMPLETE);
+	u8 response;
+
+	switch (cmd->se_cmd.se_tmr_req->function) {
+	case TMR_ABORT_TASK:
+		response = ISCSI_TMF_RSP_COMPLETE;
+		break;
+	case TMR_ABORT_TASK_SET:
+	case TMR_CLEAR_TASK_SET:
+	case TMR_CLEAR_ACA:
+		response = ISCSI_TMF_RSP_NOT_SUPPORTED;
+		break;
+	default:
+		response = ISCSI_TMF_RSP_REJECTED;
+		break;
+	}
+	ixt_tmf_respond(cmd->head.conn, cmd->head.itt, response);
 }
