@@ -538,14 +538,26 @@ int ixt_key_lookup(const char *name, u32 len)
  *
  * The CHAP keys (CHAP_A, CHAP_I, CHAP_C, CHAP_N, CHAP_R) are exchanged in
  * the security stage once AuthMethod=CHAP is chosen. The engine leaves
- * them to the authentication code.
+ * them to the authentication code; any other key, CHAP_ prefix or not,
+ * is the engine's (an unknown one: "NotUnderstood").
  *
  * Context: Any context.
- * Return: true if @name starts with "CHAP_".
+ * Return: true if @name is one of those five.
  */
 bool ixt_key_is_auth(const char *name, u32 len)
 {
-	return len >= 5 && !memcmp(name, "CHAP_", 5);
+	if (len != 6 || memcmp(name, "CHAP_", 5))
+		return false;
+	switch (name[5]) {
+	case 'A':
+	case 'I':
+	case 'C':
+	case 'N':
+	case 'R':
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Longest value the key @name may carry. */
@@ -712,18 +724,57 @@ int ixt_text_find(const char *text, u32 len, const char *key,
 	return -ENOENT;
 }
 
-/* Whether the key of @pair also appears in @text before offset @end. */
-static bool ixt_text_seen(const char *text, u32 end,
-			  const struct ixt_text_pair *pair)
-{
-	struct ixt_text_pair prev;
-	u32 pos = 0;
+/*
+ * The keys of one request that are not standard keys (repeats of those
+ * the key states catch), sorted, to find a repeat in a binary search:
+ * at most IXT_TEXT_MAX_PAIRS keys, each of at most IXT_KEY_MAX_LEN
+ * bytes, so about 900 comparisons of keys for the largest request. Each
+ * entry is a key's offset in the text (less than IXT_TEXT_MAX_LEN) and
+ * its length, in the low byte.
+ */
+struct ixt_keys_seen {
+	const char *text;
+	u32 nr;
+	u32 at[IXT_TEXT_MAX_PAIRS];
+};
 
-	while (ixt_text_next(text, end, &pos, &prev))
-		if (prev.key_len == pair->key_len &&
-		    !memcmp(prev.key, pair->key, pair->key_len))
-			return true;
-	return false;
+static_assert(IXT_TEXT_MAX_LEN <= 1 << 24 && IXT_KEY_MAX_LEN < 256);
+
+static int ixt_keys_seen_cmp(const struct ixt_keys_seen *seen, u32 at,
+			     const struct ixt_text_pair *pair)
+{
+	u32 len = at & 0xff;
+	int d = memcmp(seen->text + (at >> 8), pair->key,
+		       min(len, pair->key_len));
+
+	return d ? d : (int)len - (int)pair->key_len;
+}
+
+/* Adds the key of @pair; false if it was there already. */
+static bool ixt_keys_seen_add(struct ixt_keys_seen *seen,
+			      const struct ixt_text_pair *pair)
+{
+	u32 lo = 0, hi = seen->nr, mid;
+	int d;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		d = ixt_keys_seen_cmp(seen, seen->at[mid], pair);
+		if (!d)
+			return false;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ixt_text_check() let no more pairs through. */
+	if (WARN_ON_ONCE(seen->nr == IXT_TEXT_MAX_PAIRS))
+		return false;
+	memmove(&seen->at[lo + 1], &seen->at[lo],
+		(seen->nr - lo) * sizeof(seen->at[0]));
+	seen->at[lo] = (u32)(pair->key - seen->text) << 8 | pair->key_len;
+	seen->nr++;
+	return true;
 }
 
 /**
@@ -1649,9 +1700,13 @@ static int ixt_neg_scan_key(struct ixt_neg *neg, u16 stage, enum ixt_key k,
 	return ixt_neg_take_offer(neg, k, pair, status);
 }
 
-/* Keys that are not standard keys: authentication, extension, unknown. */
+/*
+ * Keys that are not standard keys: authentication, extension, unknown.
+ * None may come twice in a request (RFC 7143 section 6.2: a key
+ * declared again is a protocol error), CHAP keys included.
+ */
 static int ixt_neg_scan_other(struct ixt_neg *neg, u16 stage,
-			      const char *text, u32 start,
+			      struct ixt_keys_seen *seen,
 			      const struct ixt_text_pair *pair,
 			      struct ixt_login_status *status)
 {
@@ -1659,9 +1714,8 @@ static int ixt_neg_scan_other(struct ixt_neg *neg, u16 stage,
 		if (stage != IXT_KF_SECURITY)
 			return ixt_neg_init_err(status, -EPERM);
 		neg->auth_keys = true;
-		return 0;
 	}
-	if (ixt_text_seen(text, start, pair))
+	if (!ixt_keys_seen_add(seen, pair))
 		return ixt_neg_init_err(status, -EPROTO);
 	return 0;
 }
@@ -1670,8 +1724,9 @@ static int ixt_neg_scan_other(struct ixt_neg *neg, u16 stage,
 static int ixt_neg_scan(struct ixt_neg *neg, u16 stage, const char *text,
 			u32 len, struct ixt_login_status *status)
 {
+	struct ixt_keys_seen seen = { .text = text };
 	struct ixt_text_pair pair;
-	u32 pos = 0, start = 0;
+	u32 pos = 0;
 	int ret, k;
 
 	while (ixt_text_next(text, len, &pos, &pair)) {
@@ -1679,11 +1734,10 @@ static int ixt_neg_scan(struct ixt_neg *neg, u16 stage, const char *text,
 		if (k >= 0)
 			ret = ixt_neg_scan_key(neg, stage, k, &pair, status);
 		else
-			ret = ixt_neg_scan_other(neg, stage, text, start,
-						 &pair, status);
+			ret = ixt_neg_scan_other(neg, stage, &seen, &pair,
+						 status);
 		if (ret)
 			return ret;
-		start = pos;
 	}
 	return 0;
 }

@@ -301,6 +301,9 @@ TEST(key_lookup_exact)
 	EXPECT_TRUE(ixt_key_is_auth("CHAP_A", 6));
 	EXPECT_TRUE(ixt_key_is_auth("CHAP_R", 6));
 	EXPECT_FALSE(ixt_key_is_auth("CHAP", 4));
+	EXPECT_FALSE(ixt_key_is_auth("CHAP_", 5));
+	EXPECT_FALSE(ixt_key_is_auth("CHAP_X", 6));
+	EXPECT_FALSE(ixt_key_is_auth("CHAP_AB", 7));
 	EXPECT_FALSE(ixt_key_is_auth("AuthMethod", 10));
 	EXPECT_FALSE(ixt_key_is_auth("SRP_U", 5));
 }
@@ -675,9 +678,12 @@ TEST(text_check_lengths)
 	{
 		u32 len = 0, i;
 
-		/* "CHAP_A=" or "X-key-A=", a value, a NUL: 8192 bytes. */
+		/*
+		 * "CHAP_A=" and the other CHAP keys (ixt_text_check() does not
+		 * look for repeats), a value, a NUL: 8192 bytes.
+		 */
 		for (i = 0; i < 8; i++) {
-			len += sprintf(big + len, "CHAP_%c=", 'A' + i);
+			len += sprintf(big + len, "CHAP_%c=", "AICNR"[i % 5]);
 			memset(big + len, 'f', 8192 - 8);
 			len += 8192 - 8;
 			big[len++] = '\0';
@@ -1405,6 +1411,8 @@ TEST(key_offered_twice)
 	} cases[] = {
 		{ NAMES "MaxBurstLength=512|MaxBurstLength=512|", 0, NULL },
 		{ NAMES "X-com.example.a=1|X-com.example.a=2|", 0, NULL },
+		{ NAMES "X-a=1|Y=2|X-a=3|", 0, NULL },
+		{ NAMES "Zk=1|Z=2|Zk=3|", 0, NULL },
 		{ NAMES "InitiatorAlias=a|InitiatorAlias=a|", 0, NULL },
 		{ NAMES "MaxRecvDataSegmentLength=8192|", OP,
 		  "MaxRecvDataSegmentLength=8192|" },
@@ -1426,6 +1434,29 @@ TEST(key_offered_twice)
 		}
 		EXPECT_INIT_ERR();
 	}
+}
+
+/*
+ * The most pairs a request may hold, all keys of one length that are no
+ * standard key: each NotUnderstood; the same with the last a repeat of
+ * the first (before, each such key rescanned the text before it).
+ */
+TEST(unknown_keys_most_pairs)
+{
+	static char spec[IXT_TEXT_MAX_PAIRS * 16];
+	u32 len = sizeof(NAMES) - 1, i;
+
+	memcpy(spec, NAMES, len);
+	for (i = 2; i < IXT_TEXT_MAX_PAIRS; i++)
+		len += sprintf(spec + len, "Zk%03u=%u|", i, i);
+	conv_start(NULL, LEAD);
+	EXPECT_EQ(conv_step(OP, spec), 0);
+	EXPECT_STR(rsp_value("Zk002"), "NotUnderstood");
+	EXPECT_STR(rsp_value("Zk127"), "NotUnderstood");
+	memcpy(spec + len - strlen("Zk127=127|"), "Zk002", 5);
+	conv_start(NULL, LEAD);
+	EXPECT_EQ(conv_step(OP, spec), -EPROTO);
+	EXPECT_INIT_ERR();
 }
 
 static const struct {
@@ -1906,16 +1937,38 @@ TEST(chap_keys_handed_over)
 	EXPECT_TRUE(cv.neg.auth_keys);
 	EXPECT_EQ(cv.neg.params.auth_method, IXT_AUTH_CHAP);
 
-	/* CHAP keys may repeat: the CHAP engine judges them. */
-	EXPECT_EQ(conv_step(SEC, "CHAP_N=user|CHAP_R=0x0123456789abcdef|"),
+	/*
+	 * CHAP keys may come again in a later request: the CHAP engine
+	 * judges them. Other CHAP_ keys are not CHAP's: NotUnderstood.
+	 */
+	EXPECT_EQ(conv_step(SEC, "CHAP_N=user|CHAP_R=0x0123456789abcdef|"
+				 "CHAP_X=1|"),
 		  0);
-	EXPECT_STR(cv.shown, "");
+	EXPECT_STR(cv.shown, "CHAP_X=NotUnderstood|");
 	EXPECT_TRUE(cv.neg.auth_keys);
 	EXPECT_EQ(conv_step(SEC, "CHAP_N=user|CHAP_R=0x0123456789abcdef|"),
 		  0);
 
+	/* Not twice in one request (RFC 7143 section 6.2). */
+	EXPECT_EQ(conv_step(SEC, "CHAP_N=user|CHAP_R=0x01|CHAP_R=0x02|"),
+		  -EPROTO);
+	EXPECT_INIT_ERR();
+	conv_start(NULL, LEAD);
+	EXPECT_EQ(conv_step(SEC, NAMES "AuthMethod=CHAP|CHAP_A=5|CHAP_A=7|"),
+		  -EPROTO);
+	EXPECT_INIT_ERR();
+	conv_start(NULL, LEAD);
+	EXPECT_EQ(conv_step(SEC, NAMES "CHAP_Y=1|CHAP_Y=2|"), -EPROTO);
+	EXPECT_INIT_ERR();
+
+	/* An unknown CHAP_ key is no security key in the operational stage. */
+	conv_start(NULL, LEAD);
+	EXPECT_EQ(conv_step(OP, NAMES "CHAP_X=1|"), 0);
+	EXPECT_STR(rsp_value("CHAP_X"), "NotUnderstood");
+	conv_start(NULL, LEAD);
+
 	/* Not once the security stage is over. */
-	EXPECT_EQ(conv_step(OP, "CHAP_N=user|"), -EPERM);
+	EXPECT_EQ(conv_step(OP, NAMES "CHAP_N=user|"), -EPERM);
 	EXPECT_INIT_ERR();
 }
 
