@@ -254,7 +254,8 @@ struct ixt_tpg *ixt_portal_find_tpg_get(struct ixt_portal *portal,
 void ixt_tpg_put(struct ixt_tpg *tpg);
 void ixt_tpg_set_active(struct ixt_tpg *tpg, bool active);
 void ixt_tpg_drain(struct ixt_tpg *tpg);
-int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
+int ixt_portals_walk(int (*begin)(u32 nr_pairs, void *arg),
+		     int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 			       void *arg), void *arg);
 void ixt_portal_get(struct ixt_portal *portal);
 void ixt_portal_put(struct ixt_portal *portal);

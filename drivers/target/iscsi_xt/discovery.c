@@ -42,12 +42,15 @@ struct ixt_st_entry {
  * @filter: list only the target of this name; %NULL for all.
  * @entries: the pairs found.
  * @nr: number of pairs at @entries.
+ * @max: room at @entries: as many as there are pairs, at most
+ *	%IXT_ST_MAX_ENTRIES.
  */
 struct ixt_st_ctx {
 	struct ixt_conn *conn;
 	const char *filter;
 	struct ixt_st_entry *entries;
 	u32 nr;
+	u32 max;
 };
 
 /* May the initiator see this TPG? Its ACL, or demo mode discovery. */
@@ -104,11 +107,31 @@ static bool ixt_st_format(struct ixt_conn *conn, const struct ixt_np *np,
 	return true;
 }
 
+/*
+ * Room for every pair there is, under the portals' lock, which keeps
+ * their number: a few hundred bytes a portal of a TPG, not the 292 KiB
+ * of the most pairs an answer lists.
+ */
+static int ixt_st_alloc(u32 nr_pairs, void *arg)
+{
+	struct ixt_st_ctx *ctx = arg;
+
+	if (!nr_pairs)
+		return 0;
+	ctx->max = min(nr_pairs, IXT_ST_MAX_ENTRIES);
+	ctx->entries = ixt_fault(IXT_FAULT_ST_ENTRIES) ? NULL :
+		       kvcalloc(ctx->max, sizeof(*ctx->entries), GFP_KERNEL);
+	return ctx->entries ? 0 : -ENOMEM;
+}
+
 static int ixt_st_collect(struct ixt_np *np, struct ixt_tpg *tpg, void *arg)
 {
 	struct ixt_st_ctx *ctx = arg;
-	struct ixt_st_entry *e = &ctx->entries[ctx->nr];
+	struct ixt_st_entry *e;
 
+	if (ctx->nr == ctx->max)
+		return -E2BIG;
+	e = &ctx->entries[ctx->nr];
 	if (ctx->filter && strcmp(ctx->filter, tpg->tiqn->name))
 		return 0;
 	/* Over iSER, only the portals that serve iSER; np->iser is read
@@ -122,7 +145,8 @@ static int ixt_st_collect(struct ixt_np *np, struct ixt_tpg *tpg, void *arg)
 		return 0;
 	e->tiqn = tpg->tiqn;
 	strscpy(e->name, tpg->tiqn->name, sizeof(e->name));
-	return ++ctx->nr == IXT_ST_MAX_ENTRIES ? -E2BIG : 0;
+	ctx->nr++;
+	return 0;
 }
 
 /* TargetName once per target, followed by all its TargetAddresses. */
@@ -169,12 +193,9 @@ static int ixt_send_targets(struct ixt_conn *conn, const char *value,
 		ctx.filter = value;
 	}
 
-	ctx.entries = ixt_fault(IXT_FAULT_ST_ENTRIES) ? NULL :
-		      kvcalloc(IXT_ST_MAX_ENTRIES, sizeof(*ctx.entries),
-			       GFP_KERNEL);
-	if (!ctx.entries)
-		return -ENOMEM;
-	ret = ixt_portals_walk(ixt_st_collect, &ctx);
+	ret = ixt_portals_walk(ixt_st_alloc, ixt_st_collect, &ctx);
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret == -E2BIG)
 		pr_warn_ratelimited("%s: SendTargets answer cut at %u portals\n",
 				    sess->initiator, IXT_ST_MAX_ENTRIES);

@@ -618,24 +618,36 @@ void ixt_tpg_drain(struct ixt_tpg *tpg)
 
 /**
  * ixt_portals_walk() - call a function for every (portal, TPG) pair
+ * @begin: called first, under the same lock, with the number of pairs
+ *	@fn will be called for, so that the caller sizes what it collects
+ *	to them; a non-zero return ends the walk there.
  * @fn: the function; a non-zero return stops the walk. It runs under
  *	ixt_portal_mutex: it may sleep and take target core mutexes, but
  *	must not add or remove portals.
- * @arg: passed to @fn.
+ * @arg: passed to @begin and @fn.
  *
  * Context: Process context; takes ixt_portal_mutex.
- * Return: the first non-zero value @fn returned, else 0.
+ * Return: the first non-zero value @begin or @fn returned, else 0.
  */
-int ixt_portals_walk(int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
+int ixt_portals_walk(int (*begin)(u32 nr_pairs, void *arg),
+		     int (*fn)(struct ixt_np *np, struct ixt_tpg *tpg,
 			       void *arg), void *arg)
 {
 	struct ixt_portal_link *link;
 	struct ixt_portal *portal;
-	int ret = 0;
+	u32 nr = 0;
+	int ret;
 
 	mutex_lock(&ixt_portal_mutex);
+	/* Every np has a TCP listener; its iser flag tells the rest. */
+	list_for_each_entry(portal, &ixt_portals, entry)
+		if (!portal->iser)
+			list_for_each_entry(link, &portal->links, entry)
+				nr++;
+	ret = begin(nr, arg);
+	if (ret)
+		goto out_unlock;
 	list_for_each_entry(portal, &ixt_portals, entry) {
-		/* Every np has a TCP listener; its iser flag tells the rest. */
 		if (portal->iser)
 			continue;
 		list_for_each_entry(link, &portal->links, entry) {
