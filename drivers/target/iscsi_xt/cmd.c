@@ -948,7 +948,9 @@ int ixt_queue_status(struct se_cmd *se_cmd)
  * The data goes in Data-In PDUs of at most the initiator's
  * MaxRecvDataSegmentLength, straight from the cache lines; the last one
  * carries the status (S bit) unless there is sense data, which a SCSI
- * Response then carries. A bidirectional command sends its read buffer,
+ * Response then carries. They are one descriptor, a run the transport
+ * sends PDU by PDU (ixt_tx_pdu_next()); over RDMA, one Data-In stands
+ * for the whole buffer. A bidirectional command sends its read buffer,
  * unless it failed, and always a SCSI Response.
  *
  * Context: Any context the target core completes commands in.
@@ -963,11 +965,10 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	u32 len = min(se_cmd->data_length, cmd->dpt.xfer_len);
 	const struct bio_vec *bvec = cmd->head.bvec;
 	u32 nr_bvec = cmd->head.nr_lines;
-	u32 off = 0, sn = 0, n;
 	bool status = !se_cmd->scsi_sense_length;
 	struct iscsi_data_rsp *hdr;
 	struct ixt_tx_pdu *pdu;
-	bool last;
+	u8 last_flags;
 
 	ixt_cmd_sample(cmd);
 	if (cmd->bidi) {
@@ -979,9 +980,8 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	if (!len || !nr_bvec)
 		return ixt_queue_status(se_cmd);
 	/*
-	 * Over RDMA one Data-In stands for the whole buffer, which the
-	 * transport writes into the initiator's memory before it sends the
-	 * SCSI Response that follows it. The transport may hold the Data-In
+	 * The transport writes the data into the initiator's memory before
+	 * it sends the SCSI Response that follows; it may hold the Data-In
 	 * until that response is queued: every path below queues it.
 	 */
 	if (rdma) {
@@ -990,45 +990,36 @@ int ixt_queue_data_in(struct se_cmd *se_cmd)
 	}
 	atomic_long_add(len, &conn->sess->stats.txdata_octs);
 	ixt_cost_add(IXT_COST_PAYLOAD_TX, len);
-	if (status)
+	pdu = status ? ixt_cmd_rsp_pdu(cmd) : ixt_tx_pdu_alloc(0, GFP_KERNEL);
+	if (!pdu) {
+		/* The response still goes, to a dead link. */
+		ixt_conn_close(conn);
+		return ixt_queue_status(se_cmd);
+	}
+	pdu->bvec = bvec;
+	pdu->nr_bvec = nr_bvec;
+	pdu->dlength = min(len, max);
+	if (rdma)
+		pdu->data_cmd = cmd;
+	hdr = (struct iscsi_data_rsp *)&pdu->hdr;
+	hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
+	hdr->itt = cmd->head.itt;
+	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	last_flags = ISCSI_FLAG_CMD_FINAL;
+	if (status) {
 		atomic_long_inc(&conn->sess->stats.rsp_pdus);
-	do {
-		n = min(len - off, max);
-		last = off + n == len;
-		if (last && status) {
-			pdu = ixt_cmd_rsp_pdu(cmd);
-		} else {
-			pdu = ixt_tx_pdu_alloc(0, GFP_KERNEL);
-			if (!pdu) {
-				/* The response still goes, to a dead link. */
-				ixt_conn_close(conn);
-				return ixt_queue_status(se_cmd);
-			}
-		}
-		pdu->bvec = bvec;
-		pdu->nr_bvec = nr_bvec;
-		pdu->bvec_off = off;
-		pdu->dlength = n;
-		if (rdma)
-			pdu->data_cmd = cmd;
-		hdr = (struct iscsi_data_rsp *)&pdu->hdr;
-		hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
-		hdr->itt = cmd->head.itt;
-		hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
-		hdr->datasn = cpu_to_be32(sn++);
-		hdr->offset = cpu_to_be32(off);
-		if (last) {
-			hdr->flags = ISCSI_FLAG_CMD_FINAL;
-			if (status) {
-				hdr->flags |= ISCSI_FLAG_DATA_STATUS |
-					ixt_cmd_residual(se_cmd,
-							 &hdr->residual_count);
-				hdr->cmd_status = se_cmd->scsi_status;
-			}
-		}
-		ixt_conn_queue_resp(conn, pdu, last && status);
-		off += n;
-	} while (!last);
+		last_flags |= ISCSI_FLAG_DATA_STATUS |
+			      ixt_cmd_residual(se_cmd, &hdr->residual_count);
+		hdr->cmd_status = se_cmd->scsi_status;
+	}
+	if (len > max) {
+		pdu->run_end = len;
+		pdu->seg_max = max;
+		pdu->last_flags = last_flags;
+	} else {
+		hdr->flags = last_flags;
+	}
+	ixt_conn_queue_resp(conn, pdu, status);
 
 	if (rdma)
 		ixt_fault_stall(IXT_STALL_DATA_IN);

@@ -275,6 +275,37 @@ void ixt_conn_tx_progress(struct ixt_conn *conn)
 EXPORT_SYMBOL_GPL(ixt_conn_tx_progress);
 
 /**
+ * ixt_tx_pdu_next() - make the next PDU of a Data-In run from the one sent
+ * @pdu: a PDU whose @run_end is set, sent in full.
+ *
+ * Advances the data segment past what was sent and the header with it:
+ * DataSegmentLength, Buffer Offset, DataSN, and the flags of the run's
+ * last PDU on that one. A read thus queues one descriptor, whatever
+ * MaxRecvDataSegmentLength the initiator declared: before, a PDU each
+ * (8 MiB in 512-byte PDUs made 16384, 2 MiB of slab).
+ *
+ * Context: Any context (the transport's transmit path).
+ * Return: true when @pdu is now the run's next PDU to send; false when
+ * the run is over.
+ */
+bool ixt_tx_pdu_next(struct ixt_tx_pdu *pdu)
+{
+	struct iscsi_data_rsp *hdr = (struct iscsi_data_rsp *)&pdu->hdr;
+	u32 off = pdu->bvec_off + pdu->dlength;
+
+	if (off >= pdu->run_end)
+		return false;
+	pdu->bvec_off = off;
+	pdu->dlength = min(pdu->run_end - off, pdu->seg_max);
+	hdr->flags = off + pdu->dlength == pdu->run_end ? pdu->last_flags : 0;
+	hdr->offset = cpu_to_be32(off);
+	be32_add_cpu(&hdr->datasn, 1);
+	ixt_pdu_set_dlength(&pdu->hdr, pdu->dlength);
+	return true;
+}
+EXPORT_SYMBOL_GPL(ixt_tx_pdu_next);
+
+/**
  * ixt_conn_tx_full() - whether a connection reads no request for now
  * @conn: the connection.
  *

@@ -581,6 +581,12 @@ static void ixt_tcp_prepare(struct ixt_tcp_conn *tc, struct ixt_tx_pdu *pdu)
 				    ixt_pdu_pad_len(pdu->dlength));
 }
 
+/* Whether PDUs of @pdu's Data-In run follow the one being sent. */
+static bool ixt_tcp_run_left(const struct ixt_tx_pdu *pdu)
+{
+	return pdu->bvec_off + pdu->dlength < pdu->run_end;
+}
+
 static void ixt_tcp_tx_work(struct work_struct *work)
 {
 	struct ixt_tcp_conn *tc =
@@ -598,7 +604,7 @@ static void ixt_tcp_tx_work(struct work_struct *work)
 				return;
 			ixt_tcp_prepare(tc, pdu);
 		}
-		ret = ixt_tcp_send_cur(tc, more);
+		ret = ixt_tcp_send_cur(tc, more || ixt_tcp_run_left(tc->tx_cur));
 		if (ret == -EAGAIN)
 			return;	/* write_space requeues us */
 		if (ret) {
@@ -606,8 +612,14 @@ static void ixt_tcp_tx_work(struct work_struct *work)
 			ixt_conn_close(conn);
 			return;
 		}
-		ixt_conn_tx_done(conn, tc->tx_cur);
-		tc->tx_cur = NULL;
+		if (ixt_tx_pdu_next(tc->tx_cur)) {
+			/* The next PDU of a read's Data-In run. */
+			ixt_conn_tx_progress(conn);
+			ixt_tcp_prepare(tc, tc->tx_cur);
+		} else {
+			ixt_conn_tx_done(conn, tc->tx_cur);
+			tc->tx_cur = NULL;
+		}
 		if (--budget == 0) {
 			queue_work(ixt_wq, &tc->tx_work);
 			return;

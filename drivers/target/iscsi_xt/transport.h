@@ -151,6 +151,14 @@ struct ixt_cmd_head {
  *	digests even though the connection turns them on right after it.
  * @close: close the connection once the PDU is out (Logout Response,
  *	failed Login Response).
+ * @run_end: for a transport without %IXT_XPRT_F_RDMA, a read's Data-In:
+ *	the offset in @bvec where its data ends. The PDU is then the first
+ *	of a run of Data-In PDUs of at most @seg_max bytes each, which the
+ *	transport sends one after the other, ixt_tx_pdu_next() making each
+ *	from the one before; 0 for a PDU alone.
+ * @seg_max: the most data a PDU of the run carries.
+ * @last_flags: the flags of the run's last PDU (F, and S with the
+ *	residual bits when it carries the status); the others have none.
  */
 struct ixt_tx_pdu {
 	struct list_head entry;
@@ -164,6 +172,9 @@ struct ixt_tx_pdu {
 	struct ixt_cmd *data_cmd;
 	unsigned int digests;
 	bool close;
+	u32 run_end;
+	u32 seg_max;
+	u8 last_flags;
 };
 
 /**
@@ -537,6 +548,7 @@ void ixt_conn_fetched(struct ixt_conn *conn, struct ixt_cmd *cmd);
 void ixt_conn_digest_error(struct ixt_conn *conn, const struct iscsi_hdr *hdr);
 void ixt_conn_tx_done(struct ixt_conn *conn, struct ixt_tx_pdu *pdu);
 void ixt_conn_tx_progress(struct ixt_conn *conn);
+bool ixt_tx_pdu_next(struct ixt_tx_pdu *pdu);
 void ixt_dataout_resume(struct ixt_conn *conn);
 void ixt_tx_pdu_free(struct ixt_tx_pdu *pdu);
 void ixt_cmd_put(struct ixt_cmd *cmd);

@@ -171,6 +171,44 @@ def case_read_flood(ctx):
     return f'{n} READs of 8 MiB unread, closed after {took:.1f} s'
 
 
+# read_small_pdus: most growth of the kernel's memory (KiB) with the pool's
+# worth of reads queued in 512-byte Data-Ins: socket buffers and a
+# descriptor a read. Before, a descriptor each Data-In (128 bytes of slab
+# a 512-byte PDU) made it a quarter of the pool, 16 MiB of the default.
+SMALL_PDU_GROWTH_KIB = 4 * 1024
+
+
+@case
+def case_read_small_pdus(ctx):
+    """8 MiB READs as the pool takes them into a shut window, the
+    initiator's MaxRecvDataSegmentLength 512 (16384 Data-In PDUs a read),
+    from the quiet ACL: the kernel's slab and vmalloc memory grows by
+    less than SMALL_PDU_GROWTH_KIB while their Data-In waits, and the
+    connection ends within the stall time."""
+    conn = Shut(ctx.host, ctx.port, initiator=ctx.initiator + '-quiet')
+    login_checked(conn, ctx.target,
+                  op_keys(MaxRecvDataSegmentLength='512'))
+    conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    blocks = (8 << 20) // 512
+    base = grown = kernel_kib()
+    conn.sock.settimeout(1.0)
+    for n in range(8):
+        conn.send(raw_pdu(scsi_cmd(F_FINAL | F_READ, 0x10000 + n, 8 << 20,
+                                   conn.cmdsn + n, conn.expstatsn,
+                                   cdb10(0x28, 0, blocks))))
+    end = time.monotonic() + 4 * SLOW
+    while time.monotonic() < end:
+        grown = max(grown, kernel_kib())
+        time.sleep(0.2)
+    grown -= base
+    expect(grown < SMALL_PDU_GROWTH_KIB,
+           f'8 READs of 8 MiB in 512-byte Data-Ins unread: kernel memory '
+           f'grew by {grown} KiB (bound {SMALL_PDU_GROWTH_KIB} KiB)')
+    expect(conn.closed_within(ctx.stall + 10),
+           f'the connection still open {ctx.stall + 10} s after its READs')
+    return f'8 READs of 8 MiB in 512-byte PDUs unread: kernel memory +{grown} KiB'
+
+
 def trickle(sock, stop, got):
     """Every 0.5 s, reads 2 KiB of @sock, its receive buffer set to
     32 KiB, until @stop is set or the connection ends: 4 KiB/s. The

@@ -11,7 +11,10 @@
 # (3 + 3 s here), or earlier, when a NOP-In goes unanswered. 8 MiB READs
 # into a shut window, on an ACL that sends no NOP-In (nopin_timeout 0):
 # the connection ends once its send queue stood still for 3 s, and
-# another session reads after; every cache line comes back. The same
+# another session reads after; every cache line comes back. 8 MiB READs
+# in 512-byte Data-Ins (MaxRecvDataSegmentLength 512) into a shut window:
+# the kernel's memory grows by less than 4 MiB (a read's Data-In is one
+# descriptor, not one per PDU). The same
 # READs from peers that read a trickle (4 KiB/s) take the whole pool:
 # once another session finds it short, the target closes the trickling
 # connection when PDUs it queued 10 s earlier are still unsent, and the
@@ -33,8 +36,8 @@ initiator=iqn.2026-11.org.example:ixt-slow
 portal=$IXT_ADDR4_T:3260
 tpg=$IXT_FABRIC/$tgt/tpgt_1
 rd=$IXT_CFS/core/rd_mcp_85/ixt_slow
-cases=(nop_flood tur_flood read_flood read_trickle write_trickle
-	nopin_ttt_unpredictable)
+cases=(nop_flood tur_flood read_flood read_small_pdus read_trickle
+	write_trickle nopin_ttt_unpredictable)
 
 cleanup() {
 	ixt_cleanup
