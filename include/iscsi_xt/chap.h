@@ -86,8 +86,9 @@ enum ixt_chap_alg {
  * @IXT_CHAP_ERR_MUTUAL_ID: CHAP_I is not a number in 0..255 (-EINVAL).
  * @IXT_CHAP_ERR_MUTUAL_CHALLENGE: CHAP_C is not a binary value of 1 to
  *	%IXT_CHAP_BINARY_MAX bytes (-EINVAL).
- * @IXT_CHAP_ERR_REFLECTION: CHAP_C is the challenge the target sent: a
- *	reflection attack (-EACCES).
+ * @IXT_CHAP_ERR_REFLECTION: CHAP_C is the challenge the target sent, in
+ *	this login or (login.c checks) another still waiting for its
+ *	response: a reflection attack (-EACCES).
  * @IXT_CHAP_ERR_INTERNAL: the target ran out of memory or the hash
  *	failed (-ENOMEM or the crypto API's error).
  * @IXT_CHAP_ERR_NR: number of reasons; not a reason.

@@ -8,6 +8,7 @@
 
 #include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
@@ -24,6 +25,15 @@
 				       ISCSI_LOGIN_STATUS_##detail)
 #define IXT_LS_TARGET(detail)	IXT_LS(ISCSI_STATUS_CLS_TARGET_ERR, \
 				       ISCSI_LOGIN_STATUS_##detail)
+
+/*
+ * How long a failed authentication's Login Response waits, the
+ * connection holding its place in login meanwhile: with at most
+ * max_login_conns (64) of them at once, that is 32 guesses of a CHAP
+ * secret a second over every peer, where the round trip alone let one
+ * host try thousands.
+ */
+#define IXT_LOGIN_AUTH_FAIL_DELAY	(2 * HZ)
 
 /**
  * struct ixt_login - state of a connection's login phase
@@ -43,6 +53,8 @@
  * @authenticated: CHAP succeeded, or AuthMethod=None was agreed while
  *	CHAP is not required.
  * @chap: the CHAP exchange.
+ * @chal_entry: on ixt_login_challenges while @chap's challenge waits for
+ *	the initiator's response; empty otherwise.
  * @ids: CHAP identifiers used.
  * @creds: copy of the credentials the initiator is checked against.
  * @initiator: InitiatorName, for messages.
@@ -51,8 +63,14 @@
  * @rsp_flags: T, CSG and NSG bits of the response's last part.
  * @neg: the key negotiation; handed to the connection when the login
  *	succeeds, for its Text Requests.
+ * @conn: the connection.
+ * @fail_rsp: the Login Response of a failed authentication, until
+ *	@fail_work sends it.
+ * @fail_work: sends @fail_rsp %IXT_LOGIN_AUTH_FAIL_DELAY after the failure.
  *
- * Owned by the connection, used only by its receive path.
+ * Owned by the connection, used only by its receive path, and by
+ * @fail_work once the receive path has failed the login and stopped;
+ * ixt_login_free() cancels it.
  */
 struct ixt_login {
 	struct iscsi_login_req first;
@@ -64,6 +82,7 @@ struct ixt_login {
 	bool auth;
 	bool authenticated;
 	struct ixt_chap chap;
+	struct list_head chal_entry;
 	struct ixt_chap_ids ids;
 	char creds[IXT_AUTH_NR][IXT_AUTH_LEN];
 	char initiator[ISCSI_NAME_LEN];
@@ -71,7 +90,71 @@ struct ixt_login {
 	struct ixt_text_buf rsp;
 	u8 rsp_flags;
 	struct ixt_neg *neg;
+	struct ixt_conn *conn;
+	struct ixt_tx_pdu *fail_rsp;
+	struct delayed_work fail_work;
 };
+
+/*
+ * The challenges the target has sent and awaits a response to, in every
+ * login: an initiator's own challenge (mutual CHAP) may be none of them.
+ * CHAP itself refuses the login's own (RFC 7143 section 12.1.3); another
+ * login's, relayed, would have the target answer it, and a peer that
+ * knows one initiator's secret but not another's would log in as the
+ * second wherever a secret serves both (one ACL's mutual secret,
+ * another's initiator secret), against the RFC but not refused by the
+ * configuration. Entries are the logins themselves (@chal_entry); their
+ * challenge does not change while they are on the list. At most one per
+ * connection in login: max_login_conns, 64 by default, over TCP and iSER.
+ */
+static LIST_HEAD(ixt_login_challenges);
+static DEFINE_SPINLOCK(ixt_login_challenges_lock);
+
+static void ixt_login_chal_add(struct ixt_login *login)
+{
+	spin_lock(&ixt_login_challenges_lock);
+	list_add_tail(&login->chal_entry, &ixt_login_challenges);
+	spin_unlock(&ixt_login_challenges_lock);
+}
+
+static void ixt_login_chal_del(struct ixt_login *login)
+{
+	spin_lock(&ixt_login_challenges_lock);
+	list_del_init(&login->chal_entry);
+	spin_unlock(&ixt_login_challenges_lock);
+}
+
+/* Whether the initiator's CHAP_C @c is a challenge of the target's. */
+static bool ixt_login_chal_reflected(const char *c)
+{
+	u8 bin[IXT_CHAP_DIGEST_MAX];
+	struct ixt_login *other;
+	bool found = false;
+	size_t len;
+
+	/* Longer than any challenge, or malformed: CHAP judges it. */
+	if (!c || ixt_chap_decode_binary(c, bin, sizeof(bin), &len))
+		return false;
+	spin_lock(&ixt_login_challenges_lock);
+	list_for_each_entry(other, &ixt_login_challenges, chal_entry) {
+		if (other->chap.digest_len == len &&
+		    !memcmp(other->chap.challenge, bin, len)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&ixt_login_challenges_lock);
+	return found;
+}
+
+static void ixt_login_fail_work(struct work_struct *work)
+{
+	struct ixt_login *login = container_of(to_delayed_work(work),
+					       struct ixt_login, fail_work);
+
+	ixt_conn_queue(login->conn, login->fail_rsp);
+	login->fail_rsp = NULL;
+}
 
 /**
  * ixt_login_init() - allocate the login state of a new connection
@@ -94,6 +177,9 @@ int ixt_login_init(struct ixt_conn *conn)
 		goto err_free;
 	if (ixt_rsp_alloc(&login->rsp, IXT_NEG_RSP_LEN))
 		goto err_free;
+	INIT_LIST_HEAD(&login->chal_entry);
+	INIT_DELAYED_WORK(&login->fail_work, ixt_login_fail_work);
+	login->conn = conn;
 	conn->login = login;
 	return 0;
 
@@ -115,8 +201,12 @@ void ixt_login_free(struct ixt_conn *conn)
 
 	if (!login)
 		return;
+	cancel_delayed_work_sync(&login->fail_work);
+	if (login->fail_rsp)
+		ixt_tx_pdu_free(login->fail_rsp);
 	if (login->join)
 		ixt_sess_put(login->join);
+	ixt_login_chal_del(login);
 	ixt_chap_destroy(&login->chap);
 	memzero_explicit(login->creds, sizeof(login->creds));
 	ixt_reqbuf_free(&login->req);
@@ -194,7 +284,13 @@ static void ixt_login_fail(struct ixt_conn *conn, u16 status)
 	rsp->status_class = status >> 8;
 	rsp->status_detail = status & 0xff;
 	pdu->close = true;
-	ixt_conn_queue(conn, pdu);
+	if (status != IXT_LS_INIT(AUTH_FAILED)) {
+		ixt_conn_queue(conn, pdu);
+		return;
+	}
+	login->fail_rsp = pdu;
+	queue_delayed_work(ixt_wq, &login->fail_work,
+			   IXT_LOGIN_AUTH_FAIL_DELAY);
 }
 
 /*
@@ -546,11 +642,18 @@ static u16 ixt_login_chap(struct ixt_login *login)
 		if (ixt_chap_start(&login->chap, &login->ids, chap_a,
 				   IXT_CHAP_ALGS_ALL, &ch, &why))
 			return ixt_login_chap_fail(login, why);
+		ixt_login_chal_add(login);
 		if (ixt_text_add(&login->rsp, "CHAP_A", ch.a) ||
 		    ixt_text_add(&login->rsp, "CHAP_I", ch.i) ||
 		    ixt_text_add(&login->rsp, "CHAP_C", ch.c))
 			return IXT_LS_TARGET(NO_RESOURCES);
 		return 0;
+	}
+	/* The exchange ends here, whatever the outcome. */
+	ixt_login_chal_del(login);
+	if (ixt_login_chal_reflected(in.c)) {
+		ixt_chap_destroy(&login->chap);
+		return ixt_login_chap_fail(login, IXT_CHAP_ERR_REFLECTION);
 	}
 	if (ixt_chap_verify(&login->chap, &creds, &in, &reply, &why))
 		return ixt_login_chap_fail(login, why);

@@ -73,6 +73,19 @@ map: each answered CHECK CONDITION, LOGICAL UNIT NOT SUPPORTED, and no
 message of the kernel log more often than printk_ratelimited() lets a
 call site log (the target core logged each such command, unlimited).
 
+chap_relay: on --chap-target (TPG credentials --chap, USER:SECRET:
+MUSER:MSECRET, mutual), one login gets the target's challenge and waits;
+a second login answers its own challenge with the right secret and asks
+mutual CHAP with the first's challenge as its CHAP_C: refused with
+0x0201, no CHAP_R (the target answered it, which relays the target's
+answer to the first login wherever the mutual secret is another
+initiator's secret). A login with a challenge of its own gets the right
+CHAP_R.
+
+chap_fail_delay: a wrong CHAP_R is answered 0x0201 CHAP_FAIL_DELAY
+seconds later at the soonest, the connection closed after; the right
+one logs in (online guessing of a secret was one round trip a guess).
+
 flood: --conns connections, --parallel at a time, in turn a login to an
 unknown target, a discovery session (SendTargets=All, Logout), a login
 to the TPG cut off in the middle, a normal session (demo mode) cut off
@@ -83,6 +96,7 @@ more often than printk_ratelimited() lets a call site log: 10 lines in
 5 s, so at most 30 in any 10 s.
 """
 
+import hashlib
 import os
 import re
 import socket
@@ -876,6 +890,112 @@ def case_abort_flood(ctx):
     return f'{seen}; {len(lines)} "ABORT_TASK" lines in the kernel log'
 
 
+# chap_fail_delay: the least a failed CHAP login waits for its answer
+# (the target waits 2 s).
+CHAP_FAIL_DELAY = 1.8
+LS_AUTH_FAILED = 0x0201
+
+
+def chap_challenge(conn, target):
+    """A CHAP login's security stage on @conn up to the target's
+    challenge (CHAP_A=5, MD5): returns (CHAP_I, CHAP_C as bytes)."""
+    keys = [(k, 'CHAP' if k == 'AuthMethod' else v)
+            for k, v in conn.leading_keys(target)]
+    rsp = conn.login_pdu(login_flags(SEC), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0 and
+           ('AuthMethod', 'CHAP') in rsp.keys, f'CHAP offered: {rsp}')
+    rsp = conn.login_pdu(login_flags(SEC), [('CHAP_A', '5')])
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP and rsp.status == 0,
+           f'CHAP_A: {rsp}')
+    got = dict(rsp.keys)
+    expect('CHAP_I' in got and 'CHAP_C' in got, f'CHAP challenge: {got}')
+    return int(got['CHAP_I']), bytes.fromhex(got['CHAP_C'][2:])
+
+
+def chap_md5(ident, secret, challenge):
+    return hashlib.md5(bytes([ident]) + secret.encode() + challenge).hexdigest()
+
+
+def chap_answer(conn, ident, chal, user, secret, mutual=None):
+    """CHAP_N and CHAP_R for the target's challenge, with CHAP_I=7 and
+    CHAP_C=@mutual (bytes) asking mutual CHAP: the Login Response."""
+    keys = [('CHAP_N', user), ('CHAP_R', '0x' + chap_md5(ident, secret, chal))]
+    if mutual is not None:
+        keys += [('CHAP_I', '7'), ('CHAP_C', '0x' + mutual.hex())]
+    rsp = conn.login_pdu(login_flags(SEC, OPER, transit=True), keys)
+    expect(rsp is not None and rsp.op == OP_LOGIN_RSP,
+           f'the answer to CHAP_R: {rsp}')
+    return rsp
+
+
+def chap_conn(ctx, name):
+    return Connection(ctx.host, ctx.port, initiator=f'{ctx.initiator}-{name}')
+
+
+@case
+def case_chap_relay(ctx):
+    """A second login's CHAP_C is the first's challenge: refused 0x0201,
+    no CHAP_R; a challenge of the login's own is answered."""
+    user, secret, muser, msecret = ctx.chap.split(':')
+    first, second = chap_conn(ctx, 'first'), chap_conn(ctx, 'second')
+    try:
+        _, c1 = chap_challenge(first, ctx.chap_target)
+        i2, c2 = chap_challenge(second, ctx.chap_target)
+        rsp = chap_answer(second, i2, c2, user, secret, mutual=c1)
+        got = dict(rsp.keys)
+        expect(rsp.status == LS_AUTH_FAILED and 'CHAP_R' not in got,
+               f"CHAP_C the other login's challenge: status "
+               f'0x{rsp.status:04x}, keys {rsp.keys}; expected 0x0201 and '
+               'no CHAP_R')
+    finally:
+        second.close()
+        first.close()
+    own = chap_conn(ctx, 'own')
+    try:
+        i3, c3 = chap_challenge(own, ctx.chap_target)
+        mine = os.urandom(16)
+        rsp = chap_answer(own, i3, c3, user, secret, mutual=mine)
+        got = dict(rsp.keys)
+        expect(rsp.status == 0 and got.get('CHAP_N') == muser and
+               got.get('CHAP_R', '')[2:].lower() == chap_md5(7, msecret, mine),
+               f'mutual CHAP with a challenge of its own: {rsp}, {rsp.keys}')
+    finally:
+        own.close()
+    return "another login's challenge refused 0x0201; its own answered"
+
+
+@case
+def case_chap_fail_delay(ctx):
+    """A wrong CHAP_R: 0x0201 after CHAP_FAIL_DELAY s at the soonest, the
+    connection closed; the right one logs in."""
+    user, secret, _, _ = ctx.chap.split(':')
+    conn = chap_conn(ctx, 'guess')
+    try:
+        ident, chal = chap_challenge(conn, ctx.chap_target)
+        t0 = time.monotonic()
+        rsp = chap_answer(conn, ident, chal, user, secret + 'x')
+        wrong = time.monotonic() - t0
+        expect(rsp.status == LS_AUTH_FAILED,
+               f'a wrong CHAP_R: status 0x{rsp.status:04x}, expected 0x0201')
+        expect(wrong >= CHAP_FAIL_DELAY,
+               f'a wrong CHAP_R answered after {wrong:.2f} s, expected '
+               f'{CHAP_FAIL_DELAY} s at the soonest')
+        conn.expect_closed()
+    finally:
+        conn.close()
+    conn = chap_conn(ctx, 'right')
+    try:
+        ident, chal = chap_challenge(conn, ctx.chap_target)
+        t0 = time.monotonic()
+        rsp = chap_answer(conn, ident, chal, user, secret)
+        right = time.monotonic() - t0
+        expect(rsp.status == 0, f'the right CHAP_R: {rsp}')
+    finally:
+        conn.close()
+    return (f'a wrong CHAP_R answered 0x0201 after {wrong:.2f} s, the right '
+            f'one after {right:.2f} s')
+
+
 def main():
     def options(ap):
         ap.add_argument('--conns', type=int, default=64,
@@ -884,6 +1004,10 @@ def main():
                         help='flood: connections at a time')
         ap.add_argument('--settle', type=float, default=3.0,
                         help='pin_, login_fair: seconds before measuring')
+        ap.add_argument('--chap-target', default=None,
+                        help='chap_*: a target with TPG CHAP, mutual')
+        ap.add_argument('--chap', default='u:s:mu:ms',
+                        help='chap_*: USER:SECRET:MUSER:MSECRET of it')
         ap.add_argument('--sources', default='192.0.2.2,192.0.2.1',
                         help='login_fair, discovery_fair: the addresses of '
                         'the greedy host and of the other, comma-separated')

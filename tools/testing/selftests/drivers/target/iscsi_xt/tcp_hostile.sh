@@ -49,12 +49,20 @@
 #   line for each ("task does not exist"), the others "Function
 #   rejected"; one carried out again 2 s later (before: all 200, a line
 #   each);
+# - chap_relay: on a second target with TPG credentials and mutual CHAP,
+#   a login whose CHAP_C is another login's outstanding challenge is
+#   refused 0x0201 without the target's answer (before: answered, which
+#   relays that answer to the other login); its own challenge is
+#   answered;
+# - chap_fail_delay: a wrong CHAP_R is answered 0x0201 2 s later, so 64
+#   places in login make at most 32 guesses a second (before: at once);
 # - flood: $flood connections, 8 at a time: logins to an unknown target,
 #   discovery sessions, logins and normal sessions (demo mode) cut off,
 #   vendor opcodes in the login phase; no message they cause is logged
 #   more often than printk_ratelimited() allows a call site (10 lines in
 #   5 s, so at most 30 in any 10 s).
-# The TPG: a ramdisk LUN in demo mode, login_timeout 15 s (the default).
+# The TPG: a ramdisk LUN in demo mode, login_timeout 15 s (the default);
+# the CHAP target's: no LUN, demo mode, TPG credentials.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -67,11 +75,14 @@ tgt=iqn.2026-11.org.example.hostile:rd
 portal=$IXT_ADDR4_T:3260
 rd=$IXT_CFS/core/rd_mcp_79/ixt_hostile
 tpg=$IXT_FABRIC/$tgt/tpgt_1
+ctgt=iqn.2026-11.org.example.hostile:chap
+ctpg=$IXT_FABRIC/$ctgt/tpgt_1
+chap=ixt-user:ixt-secret-12:ixt-target:ixt-mutual-12
 pin=64
 flood=300
 cases=(pin_vendor pin_login_cmd varlen_cdb_no_ahs varlen_cdb_short_ahs discovery_cap
 	login_unread logout_unread discovery_idle name_newline lun_flood login_fair
-	discovery_fair abort_flood flood)
+	discovery_fair abort_flood chap_relay chap_fail_delay flood)
 
 cleanup() {
 	ixt_cleanup
@@ -82,7 +93,8 @@ trap cleanup EXIT
 raw() {
 	raw_out=$(timeout $((600 * IXT_SLOW)) python3 "$ixt_libdir/ixt_hostile.py" \
 		--target "$tgt" --host "$IXT_ADDR4_T" --conns "$pin" \
-		--sources "$IXT_ADDR4_I,$IXT_ADDR4_T" "$@" 2>&1)
+		--sources "$IXT_ADDR4_I,$IXT_ADDR4_T" --chap-target "$ctgt" \
+		--chap "$chap" "$@" 2>&1)
 }
 
 ixt_begin $((${#cases[@]} + 2))
@@ -96,8 +108,19 @@ ixt_load || ktap_exit_fail_msg "cannot load iscsi_xt"
 		echo 1 >"$tpg/attrib/generate_node_acls" &&
 		echo 1 >"$tpg/enable"
 } || ktap_exit_fail_msg "cannot configure the target"
+{
+	mkdir -p "$ctpg/np/$portal" &&
+		echo 1 >"$ctpg/attrib/authentication" &&
+		echo 1 >"$ctpg/attrib/generate_node_acls" &&
+		IFS=: read -r u s mu ms <<<"$chap" &&
+		echo "$u" >"$ctpg/auth/userid" &&
+		echo "$s" >"$ctpg/auth/password" &&
+		echo "$mu" >"$ctpg/auth/userid_mutual" &&
+		echo "$ms" >"$ctpg/auth/password_mutual" &&
+		echo 1 >"$ctpg/enable"
+} || ktap_exit_fail_msg "cannot configure the CHAP target"
 
-ixt_raw_cases "${cases[@]:0:13}"
+ixt_raw_cases "${cases[@]:0:15}"
 pin=$flood ixt_raw_cases flood
 
 ixt_check "no session is left" ixt_sessions_gone 20
