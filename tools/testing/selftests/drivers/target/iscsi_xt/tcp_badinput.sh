@@ -199,8 +199,13 @@ sleep 2
 ixt_owned_objects iscsi_xt target_core_mod >"$before"
 ixt_check "the cases run $rounds times more" \
 	rounds $rounds "${cases_login[@]}" "${cases_ffp[@]}"
-sleep 3
-ixt_owned_objects iscsi_xt target_core_mod >"$after"
+# Some objects go only after an RCU grace period or a work item (an
+# initiator's workqueue frees its pool_workqueues so): up to 10 s.
+for ((i = 0; i < 10; i++)); do
+	sleep 1
+	ixt_owned_objects iscsi_xt target_core_mod >"$after"
+	ixt_owned_growth "$before" "$after" $rounds >/dev/null && break
+done
 if [ "$tracked" -eq 0 ]; then
 	ktap_test_skip "no object left behind (needs slub_debug=U and debugfs)"
 else
