@@ -87,8 +87,8 @@ enum ixt_chap_alg {
  * @IXT_CHAP_ERR_MUTUAL_CHALLENGE: CHAP_C is not a binary value of 1 to
  *	%IXT_CHAP_BINARY_MAX bytes (-EINVAL).
  * @IXT_CHAP_ERR_REFLECTION: CHAP_C is the challenge the target sent, in
- *	this login or (login.c checks) another still waiting for its
- *	response: a reflection attack (-EACCES).
+ *	this login or (&struct ixt_chap_response.is_challenge) another
+ *	still waiting for its response: a reflection attack (-EACCES).
  * @IXT_CHAP_ERR_INTERNAL: the target ran out of memory or the hash
  *	failed (-ENOMEM or the crypto API's error).
  * @IXT_CHAP_ERR_NR: number of reasons; not a reason.
@@ -213,6 +213,12 @@ struct ixt_chap_challenge {
  *	identifier of its own challenge, a number.
  * @c: value of CHAP_C, when the initiator asks for mutual CHAP: its
  *	challenge, a binary value.
+ * @is_challenge: optional; whether the decoded CHAP_C of @len bytes is a
+ *	challenge the target sent in another login and awaits the answer
+ *	to. ixt_chap_verify() asks only once CHAP_R is verified, so that a
+ *	peer which does not know the secret learns nothing of the other
+ *	logins' challenges, and refuses such a CHAP_C as a reflection.
+ *	%NULL: only this login's challenge is refused.
  *
  * NUL-terminated values as received; %NULL for a key that was not sent.
  * Binary values are hex ("0x" or "0X") or base64 ("0b" or "0B"), numbers
@@ -223,6 +229,7 @@ struct ixt_chap_response {
 	const char *r;
 	const char *i;
 	const char *c;
+	bool (*is_challenge)(const u8 *c, size_t len);
 };
 
 /**

@@ -437,14 +437,16 @@ static int ixt_chap_check_response(struct ixt_chap *chap,
 
 /* Answers the initiator's decoded challenge @c of @len bytes. */
 static int ixt_chap_answer(struct ixt_chap *chap,
-			   const struct ixt_chap_creds *creds, u8 id,
+			   const struct ixt_chap_creds *creds,
+			   const struct ixt_chap_response *in, u8 id,
 			   const u8 *c, size_t len, struct ixt_chap_reply *out,
 			   enum ixt_chap_reason *why)
 {
 	u8 digest[IXT_CHAP_DIGEST_MAX];
 	int ret;
 
-	if (len == chap->digest_len && !memcmp(c, chap->challenge, len))
+	if ((len == chap->digest_len && !memcmp(c, chap->challenge, len)) ||
+	    (in->is_challenge && in->is_challenge(c, len)))
 		return ixt_chap_fail(why, IXT_CHAP_ERR_REFLECTION, -EACCES);
 	ret = ixt_chap_digest(chap->tfm, id, creds->secret_mutual, c, len,
 			      digest);
@@ -492,7 +494,7 @@ static int ixt_chap_mutual(struct ixt_chap *chap,
 	if (ixt_chap_decode_binary(in->c, c, IXT_CHAP_BINARY_MAX, &len))
 		ret = ixt_chap_fail(why, IXT_CHAP_ERR_MUTUAL_CHALLENGE, -EINVAL);
 	else
-		ret = ixt_chap_answer(chap, creds, id, c, len, out, why);
+		ret = ixt_chap_answer(chap, creds, in, id, c, len, out, why);
 	kfree_sensitive(c);
 	return ret;
 }
@@ -515,8 +517,9 @@ static int ixt_chap_mutual(struct ixt_chap *chap,
  * mutual credentials are configured. When it does, the mutual secret must
  * differ from the
  * initiator's, CHAP_I must be a number in 0..255 and CHAP_C 1 to
- * %IXT_CHAP_BINARY_MAX bytes other than the target's challenge, and @out
- * gets the mutual user name and H(CHAP_I || mutual secret || CHAP_C).
+ * %IXT_CHAP_BINARY_MAX bytes other than the target's challenge (this
+ * login's, or one @in->is_challenge knows of), and @out gets the mutual
+ * user name and H(CHAP_I || mutual secret || CHAP_C).
  *
  * Success or not, this ends the exchange: the hash is freed and the
  * challenge wiped; only ixt_chap_destroy() may follow.

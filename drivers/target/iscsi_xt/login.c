@@ -124,21 +124,20 @@ static void ixt_login_chal_del(struct ixt_login *login)
 	spin_unlock(&ixt_login_challenges_lock);
 }
 
-/* Whether the initiator's CHAP_C @c is a challenge of the target's. */
-static bool ixt_login_chal_reflected(const char *c)
+/*
+ * Whether the initiator's decoded CHAP_C, @c of @len bytes, is the
+ * challenge of another login (&struct ixt_chap_response.is_challenge):
+ * this login's own left the list when its response came.
+ */
+static bool ixt_login_chal_pending(const u8 *c, size_t len)
 {
-	u8 bin[IXT_CHAP_DIGEST_MAX];
 	struct ixt_login *other;
 	bool found = false;
-	size_t len;
 
-	/* Longer than any challenge, or malformed: CHAP judges it. */
-	if (!c || ixt_chap_decode_binary(c, bin, sizeof(bin), &len))
-		return false;
 	spin_lock(&ixt_login_challenges_lock);
 	list_for_each_entry(other, &ixt_login_challenges, chal_entry) {
 		if (other->chap.digest_len == len &&
-		    !memcmp(other->chap.challenge, bin, len)) {
+		    !memcmp(other->chap.challenge, c, len)) {
 			found = true;
 			break;
 		}
@@ -629,6 +628,7 @@ static u16 ixt_login_chap(struct ixt_login *login)
 		.r = ixt_login_value(text, len, "CHAP_R"),
 		.i = ixt_login_value(text, len, "CHAP_I"),
 		.c = ixt_login_value(text, len, "CHAP_C"),
+		.is_challenge = ixt_login_chal_pending,
 	};
 	const char *chap_a = ixt_login_value(text, len, "CHAP_A");
 	struct ixt_chap_challenge ch;
@@ -651,10 +651,6 @@ static u16 ixt_login_chap(struct ixt_login *login)
 	}
 	/* The exchange ends here, whatever the outcome. */
 	ixt_login_chal_del(login);
-	if (ixt_login_chal_reflected(in.c)) {
-		ixt_chap_destroy(&login->chap);
-		return ixt_login_chap_fail(login, IXT_CHAP_ERR_REFLECTION);
-	}
 	if (ixt_chap_verify(&login->chap, &creds, &in, &reply, &why))
 		return ixt_login_chap_fail(login, why);
 	login->authenticated = true;

@@ -1005,6 +1005,65 @@ TEST(chap_reflection)
 	}
 }
 
+/* Bytes of MUTUAL_C_HEX: the challenge of "another login" below. */
+static const u8 elsewhere_c[16] = {
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47,
+	0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+};
+static unsigned int elsewhere_calls;
+
+static bool elsewhere_is_challenge(const u8 *c, size_t len)
+{
+	elsewhere_calls++;
+	return len == sizeof(elsewhere_c) && !memcmp(c, elsewhere_c, len);
+}
+
+/*
+ * Another login's challenge, relayed as CHAP_C, is refused once CHAP_R is
+ * right; before that, the other logins are not even asked about.
+ */
+TEST(chap_reflection_elsewhere)
+{
+	struct ixt_chap_response in = {
+		.n = USERID, .r = MD5_R, .i = "16", .c = MUTUAL_C_HEX,
+		.is_challenge = elsewhere_is_challenge,
+	};
+
+	reset_hooks();
+	IXT_CASE("relayed challenge, right CHAP_R");
+	elsewhere_calls = 0;
+	md5_exchange(&mutual, &in, -EACCES, IXT_CHAP_ERR_REFLECTION);
+	EXPECT_EQ(elsewhere_calls, 1);
+
+	IXT_CASE("relayed challenge in base64, right CHAP_R");
+	in.c = MUTUAL_C_B64;
+	elsewhere_calls = 0;
+	md5_exchange(&mutual, &in, -EACCES, IXT_CHAP_ERR_REFLECTION);
+	EXPECT_EQ(elsewhere_calls, 1);
+
+	IXT_CASE("relayed challenge, wrong CHAP_R");
+	in.r = "0xda3a4dc801c28f950f5930cccaf3a2c8";
+	elsewhere_calls = 0;
+	md5_exchange(&mutual, &in, -EACCES, IXT_CHAP_ERR_RESPONSE);
+	EXPECT_EQ(elsewhere_calls, 0);
+
+	IXT_CASE("a challenge no login sent");
+	in.r = MD5_R;
+	in.c = "0x404142434445464748494a4b4c4d4e40";
+	elsewhere_calls = 0;
+	md5_exchange(&mutual, &in, 0, IXT_CHAP_ERR_NR);
+	EXPECT_EQ(elsewhere_calls, 1);
+
+	IXT_CASE("one-way CHAP: nothing to answer, nothing asked");
+	in = (struct ixt_chap_response){
+		.n = USERID, .r = MD5_R,
+		.is_challenge = elsewhere_is_challenge,
+	};
+	elsewhere_calls = 0;
+	md5_exchange(&mutual, &in, 0, IXT_CHAP_ERR_NR);
+	EXPECT_EQ(elsewhere_calls, 0);
+}
+
 /* Keys out of order are refused and a finished exchange stays finished. */
 TEST(chap_state)
 {
