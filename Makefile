@@ -100,7 +100,9 @@ clean: clean-module
 SIGN_KEY := $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem)
 
 # Installs what "make" built (as root, nothing is compiled), without its
-# debug information, as distributions install modules. MODDIR names
+# debug information, as distributions install modules, and the folder
+# the target core keeps persistent reservations in (rtslib's dbroot;
+# uninstall leaves it and the state in it). MODDIR names
 # another copy of the sources whose modules to install, built against
 # KVER elsewhere (make check-debug's, for modprobe_install.sh).
 MODDIR	?= $(CURDIR)
@@ -113,6 +115,7 @@ install:
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	install -D -m 0644 scripts/modprobe.d/iscsi_xt.conf \
 		$(DESTDIR)/etc/modprobe.d/iscsi_xt.conf
+	install -d $(DESTDIR)/etc/rtslib-fb-target/pr
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
 uninstall:
@@ -184,6 +187,7 @@ check-multi:
 	$(MAKE) modules IXT_FAULT_INJECT=1
 	scripts/vm/multi-smoke.sh $(BUILD)
 	scripts/vm/mpath.sh $(BUILD)
+	scripts/vm/pr.sh $(BUILD)
 
 # The active/passive pair under Pacemaker, Corosync and DRBD, with
 # fencing; check-full runs it too (step check-ha).

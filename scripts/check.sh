@@ -100,7 +100,8 @@ step kselftest env IXT_KSFT_VMS=3 IXT_KSFT_SKIP="$ksft_slow alloc_fail.sh" \
 # built without fault injection after it); the benchmark harness in its
 # full smoke mode; make check-multi, initiator and target in two VMs
 # joined by a wire, then two target nodes behind ALUA and dm-multipath
-# (over TCP, then iSER); make check-ha, two target nodes under
+# (over TCP, then iSER), then persistent reservations through the
+# ports of two nodes (make check-multi's third part); make check-ha, two target nodes under
 # Pacemaker, Corosync and DRBD; make tree-check, the module laid into
 # linux-source-6.12 (make tree) and built there from Kconfig; and make
 # check-debug, every kselftest again on the debug kernel (KASAN,
@@ -121,6 +122,7 @@ if [ -n "${IXT_CHECK_FULL:-}" ]; then
 	step bench-smoke "$top/scripts/bench/smoke.sh"
 	step check-multi "$top/scripts/vm/multi-smoke.sh" "$build"
 	step check-mpath "$top/scripts/vm/mpath.sh" "$build"
+	step check-pr "$top/scripts/vm/pr.sh" "$build"
 	step check-ha "$top/scripts/vm/ha.sh" "$build"
 	step tree "$top/scripts/tree-check.sh" "$build"
 	# In four parts, each a step: the whole, the debug kernel some six

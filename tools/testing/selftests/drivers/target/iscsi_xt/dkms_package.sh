@@ -207,6 +207,8 @@ ixt_check "apt-get install: DKMS built and installed iscsi_xt and iscsi_xt_iser 
 	eval '[ "$rc" -eq 0 ] && dkms_installed'
 ixt_check "the package's modprobe.d snippet is in place" \
 	eval 'f=$(snippet) && [ -f "$f" ] && grep -q "^install iscsi_target_mod " "$f"'
+ixt_check "the package made the target core's PR folder" \
+	test -d /etc/rtslib-fb-target/pr
 
 modprobe iscsi_target_mod
 ixt_check "modprobe iscsi_target_mod loads iscsi_xt $version, not LIO" only_xt

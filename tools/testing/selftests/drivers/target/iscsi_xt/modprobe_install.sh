@@ -69,6 +69,8 @@ src=$IXT_TOP
 [ -z "${IXT_KO:-}" ] || src=${IXT_KO%/drivers/target/iscsi_xt/iscsi_xt.ko}
 make -s -C "$IXT_TOP" install KVER="$kver" MODDIR="$src" >/dev/null
 ixt_check "make install puts the module and its modprobe.d snippet in place" installed
+ixt_check "make install makes the target core's PR folder" \
+	test -d /etc/rtslib-fb-target/pr
 
 modprobe iscsi_target_mod
 ixt_check "modprobe iscsi_target_mod brings up iscsi_xt" only_xt_loaded
