@@ -171,7 +171,7 @@ reads_back() {
 		{ ktap_print_msg "$1: read back $sum"; return 1; }
 }
 
-ixt_begin 14
+ixt_begin 15
 
 # ib_iser and everything the initiator side needs is loaded before the
 # module tree is swapped for the small one.

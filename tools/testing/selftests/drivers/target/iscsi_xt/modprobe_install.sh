@@ -56,7 +56,7 @@ only_xt_loaded() {
 	ixt_loaded && [ ! -d /sys/module/iscsi_target_mod ]
 }
 
-ixt_begin 7
+ixt_begin 8
 
 mini=$(mktemp -d)
 mini_tree "$mini"
