@@ -12,7 +12,8 @@
 # other's disabled (the peer's address, IP_FREEBIND, and
 # tpg_enabled_sendtargets=0 so that discovery through either node lists
 # both portals). ALUA groups tg1 (id 1, TPG 1's LUN) and tg2 (id 2) are
-# Active/Optimized and Active/Non-optimized, implicit transitions only;
+# Active/Optimized and Active/Non-optimized, implicit transitions only
+# (explicit ones allowed for one part of the test);
 # the relative target port ids are pinned to the TPG tags. Then a node
 # runs what the initiator asks of it (ixt_mvm_serve) until it is done.
 #
@@ -23,7 +24,13 @@
 # (crc32c verify) through the map it moves the AO state from tg1 to tg2
 # on both nodes (implicit transition: tg2 first, never a moment without
 # an AO group), measures the time from the change to IO flowing on path
-# B only, then moves it back and measures the failback. Over TCP it then
+# B only, then moves it back and measures the failback. It checks that a
+# node refuses SET TARGET PORT GROUPS while transitions are implicit
+# only; then, with explicit ones allowed for a while, moves the AO state
+# with sg_stpg through path B (node 2 changes, node 1 is told by
+# configfs, as a cluster manager would) and back through path A, puts
+# node 2's group in Standby (priority 1, READ refused through B, I/O on
+# A only) and takes it out again. Over TCP it then
 # does the same for three faults on path A: the path cut, node 1's TPG
 # disabled, node 1's VM powered off (then booted again: a node whose
 # IXT_BOOT is 2 configures itself again). The data is verified again
@@ -36,7 +43,7 @@
 # The argument is the transport of the sessions (tcp by default): over
 # iser each node's portal serves iSER too (soft-RoCE on both paths), the
 # initiator logs in through its iser iface (discovery stays on TCP), and
-# only the ALUA transition runs (see initiator()).
+# only the ALUA transitions and Standby run (see initiator()).
 
 . "$IXT_TOP/scripts/vm/guest-multi.sh"
 
@@ -58,6 +65,17 @@ alua_dir() {
 alua_set() {
 	echo "$2" >"$(alua_dir "$1")/alua_access_state" &&
 		[ "$(cat "$(alua_dir "$1")/alua_access_state")" = "$2" ]
+}
+
+# alua_type T: both groups' alua_access_type (1 implicit, 3 implicit and
+# explicit).
+alua_type() {
+	local g
+
+	for g in tg1 tg2; do
+		echo "$1" >"$(alua_dir $g)/alua_access_type" &&
+			[ "$(cat "$(alua_dir $g)/alua_access_type")" = "$1" ] || return
+	done
 }
 
 # tpg_enable 0|1: this node's own TPG disabled or enabled.
@@ -114,6 +132,7 @@ request() {
 	alua\ *)
 		# shellcheck disable=SC2086
 		alua_set ${1#alua } ;;
+	alua-type\ *)	alua_type "${1#alua-type }" ;;
 	tpg-disable)	tpg_enable 0 ;;
 	tpg-enable)	tpg_enable 1 ;;
 	*)		return 2 ;;
@@ -280,21 +299,22 @@ map_check() {
 		[ "$(cat /sys/block/"$sdb"/device/access_state)" = active/non-optimized ]
 }
 
-# rtpg DISK: REPORT TARGET PORT GROUPS through DISK lists group 1
-# Active/optimized with relative port 1 and group 2 Active/non-optimized
-# with relative port 2.
+# rtpg DISK [S1 S2]: REPORT TARGET PORT GROUPS through DISK lists group
+# 1 in state S1 (an awk pattern of sg_rtpg's words, lower case;
+# Active/optimized by default) with relative port 1 and group 2 in S2
+# (Active/non-optimized) with relative port 2.
 rtpg() {
-	local out
+	local out s1=${2:-active/optimized} s2=${3:-active/non.optimized}
 
 	out=$(sg_rtpg -d "/dev/$1") || return
 	echo "$out"
-	awk 'function n(v) {sub(/^0x0*/, "", v); return v}
+	awk -v s1="$s1" -v s2="$s2" 'function n(v) {sub(/^0x0*/, "", v); return v}
 	     /target port group id :/ {g = n($6); ports = 0}
 	     /asymmetric access state/ {s[g] = tolower($0)}
 	     ports && /^ *0x[0-9a-f]+ *$/ {p[g] = p[g] " " n($1); next}
 	     /Relative target port ids/ {ports = 1; next}
 	     {ports = 0}
-	     END {exit !(s[1] ~ /active\/optimized/ && s[2] ~ /active\/non.optimized/ &&
+	     END {exit !(s[1] ~ s1 && s[2] ~ s2 &&
 			 p[1] == " 1" && p[2] == " 2")}' <<<"$out"
 }
 
@@ -463,6 +483,78 @@ fault() {
 	echo "$1 failback $t $t0" >>"$IXT_OUT/switches"
 }
 
+# stpg DISK AO: SET TARGET PORT GROUPS through DISK makes group AO
+# (tg1 or tg2) Active/optimized and the other Active/non-optimized on
+# DISK's node (sg_stpg: an explicit transition).
+stpg() {
+	local st=ao,an
+
+	[ "$2" = tg1 ] || st=an,ao
+	sg_stpg -v -t 1,2 -S "$st" "/dev/$1"
+}
+
+# stpg_refused DISK: with implicit transitions only, the node refuses
+# SET TARGET PORT GROUPS (Illegal Request, invalid opcode).
+stpg_refused() {
+	local out
+
+	out=$(stpg "$1" tg2 2>&1) && { echo "$out"; return 1; }
+	echo "$out"
+	grep -qiE "illegal request|not supported" <<<"$out"
+}
+
+# explicit CASE DIRECTION FROM TO DISK: the initiator's sg_stpg through
+# DISK moves the AO state from group FROM to TO on DISK's node; the
+# other node follows by configfs (a cluster manager's job: each node's
+# ALUA state is its own), its other group first, then its own (move_ao).
+# Then, as switch does, waits for I/O on DISK only.
+explicit() {
+	local t0=$EPOCHREALTIME t n=node1
+
+	[ "$5" = "$sda" ] && n=node2
+	stpg "$5" "$4" || return
+	if [ $n = node1 ]; then
+		alua_ask node1 tg2 "$4" && alua_ask node1 tg1 "$4" || return
+	else
+		alua_ask node2 tg1 "$4" && alua_ask node2 tg2 "$4" || return
+	fi
+	t=$(flowing_on "$5" 30) || { map_paths; multipath -ll; return 1; }
+	echo "$1 $2: IO on $5 only after $t s"
+	echo "$1 $2 $t $t0" >>"$IXT_OUT/switches"
+}
+
+explicit_failover() {
+	ixt_mvm_ask node1 60 alua-type 3 && ixt_mvm_ask node2 60 alua-type 3 ||
+		return
+	explicit explicit failover tg1 tg2 "$sdb" || return
+	sleep 5
+	explicit explicit failback tg2 tg1 "$sda" || return
+	ixt_mvm_ask node1 60 alua-type 1 && ixt_mvm_ask node2 60 alua-type 1
+}
+
+# standby_read_refused: a READ through path B, its port in Standby, is
+# refused: Not Ready, target port in standby state.
+standby_read_refused() {
+	local out
+
+	out=$(sg_raw -r 512 "/dev/$sdb" 28 00 00 00 00 00 00 00 01 00 2>&1) &&
+		{ echo "$out"; return 1; }
+	echo "$out"
+	grep -qi "not ready" <<<"$out" && grep -qi "standby" <<<"$out"
+}
+
+# standby S: group 2 in state S (2 Standby, 1 back to
+# Active/non-optimized) on both nodes, node 1 first (nobody is told
+# there), until multipathd gives path B the priority of S.
+standby() {
+	local prio=10
+
+	[ "$1" != 2 ] || prio=1
+	ixt_mvm_ask node1 60 alua tg2 "$1" && ixt_mvm_ask node2 60 alua tg2 "$1" &&
+		ixt_wait_for 60 "map_ready 50 $prio" || { map_paths; multipath -ll; return 1; }
+	multipath -ll "$map"
+}
+
 failover() {
 	ixt_wait_for 30 "[ \$(ios $sda) -gt 0 ]" || return
 	sleep 5
@@ -517,6 +609,21 @@ initiator() {
 	fio_start 90 implicit
 	ixt_mvm_step "implicit ALUA transition under fio: IO moves to path B and back" failover
 	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_wait implicit
+	ixt_mvm_step "SET TARGET PORT GROUPS refused while transitions are implicit only" \
+		stpg_refused "$sdb"
+	fio_start 600 explicit
+	ixt_mvm_step "explicit ALUA transition (sg_stpg through path B, then A) under fio: IO moves to B and back" \
+		eval 'sleep 5 && explicit_failover'
+	ixt_mvm_step "node 2 Standby: path B at priority 1, access state standby" \
+		eval 'standby 2 && [ "$(cat /sys/block/$sdb/device/access_state)" = standby ]'
+	ixt_mvm_step "RTPG through path A: group 1 AO, group 2 Standby" \
+		rtpg "$sda" active/optimized standby
+	ixt_mvm_step "a READ through path B is refused: Not Ready, port in standby" \
+		standby_read_refused
+	ixt_mvm_step "IO runs on path A only while node 2 stands by" \
+		eval 'flowing_on "$sda" 30'
+	ixt_mvm_step "node 2 Active/non-optimized again: path B at priority 10" standby 1
+	ixt_mvm_step "fio verified every block it wrote (crc32c), no error" fio_stop explicit
 	# Over iSER, path A did not come back within 60 s once the cut ended
 	# (the session's recovery timed out, and no login reached node 1):
 	# not understood yet, so the faults run over TCP only.
