@@ -92,7 +92,8 @@ step kselftest env IXT_KSFT_VMS=3 IXT_KSFT_SKIP="$ksft_slow alloc_fail.sh" \
 # The multi-VM harness: initiator and target in two VMs joined by a
 # wire (multi-smoke.sh), then persistent reservations through three
 # ports of two nodes (pr.sh), each over TCP and iSER, the modules as the
-# kselftests built them: 46 to 188 s, and 155 s (2026-12-04).
+# kselftests built them: 28 s and 156 s on a quiet host (2026-12-04),
+# multi-smoke up to 188 s beside other VMs.
 step check-multi "$top/scripts/vm/multi-smoke.sh" "$build"
 step check-pr "$top/scripts/vm/pr.sh" "$build"
 # make check-full: the kselftests make check leaves out (ksft_slow), in
