@@ -68,13 +68,14 @@ alua_set() {
 }
 
 # alua_type T: both groups' alua_access_type (1 implicit, 3 implicit and
-# explicit).
+# explicit), which the core reads back in words.
 alua_type() {
-	local g
+	local g want=Implicit
 
+	[ "$1" = 1 ] || want="Implicit and Explicit"
 	for g in tg1 tg2; do
 		echo "$1" >"$(alua_dir $g)/alua_access_type" &&
-			[ "$(cat "$(alua_dir $g)/alua_access_type")" = "$1" ] || return
+			[ "$(cat "$(alua_dir $g)/alua_access_type")" = "$want" ] || return
 	done
 }
 
@@ -485,12 +486,14 @@ fault() {
 
 # stpg DISK AO: SET TARGET PORT GROUPS through DISK makes group AO
 # (tg1 or tg2) Active/optimized and the other Active/non-optimized on
-# DISK's node (sg_stpg: an explicit transition).
+# DISK's node (sg_stpg: an explicit transition), and prints what
+# sg_stpg printed. sg_stpg exits 0 on a CHECK CONDITION too: the sense
+# it prints tells.
 stpg() {
 	local st=ao,an
 
 	[ "$2" = tg1 ] || st=an,ao
-	sg_stpg -v -t 1,2 -S "$st" "/dev/$1"
+	sg_stpg -v -t 1,2 -S "$st" "/dev/$1" 2>&1
 }
 
 # stpg_refused DISK: with implicit transitions only, the node refuses
@@ -498,9 +501,24 @@ stpg() {
 stpg_refused() {
 	local out
 
-	out=$(stpg "$1" tg2 2>&1) && { echo "$out"; return 1; }
+	out=$(stpg "$1" tg2)
 	echo "$out"
-	grep -qiE "illegal request|not supported" <<<"$out"
+	grep -qi "illegal request" <<<"$out"
+}
+
+# stpg_done DISK AO: stpg, which the node took: no sense in its output,
+# and REPORT TARGET PORT GROUPS through DISK shows the new states.
+stpg_done() {
+	local out
+
+	out=$(stpg "$1" "$2")
+	echo "$out"
+	! grep -qiE "sense|illegal|error" <<<"$out" || return
+	if [ "$2" = tg1 ]; then
+		rtpg "$1" active/optimized active/non.optimized
+	else
+		rtpg "$1" active/non.optimized active/optimized
+	fi
 }
 
 # explicit CASE DIRECTION FROM TO DISK: the initiator's sg_stpg through
@@ -512,7 +530,7 @@ explicit() {
 	local t0=$EPOCHREALTIME t n=node1
 
 	[ "$5" = "$sda" ] && n=node2
-	stpg "$5" "$4" || return
+	stpg_done "$5" "$4" || return
 	if [ $n = node1 ]; then
 		alua_ask node1 tg2 "$4" && alua_ask node1 tg1 "$4" || return
 	else
