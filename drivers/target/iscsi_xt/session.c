@@ -685,12 +685,30 @@ static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
 	bool found = false;
 
 	mutex_lock(&ixt_sess_mutex);
-	list_for_each_entry(sess, &ixt_sess_list, entry) {
-		if (sess->tpg == tpg) {
-			found = true;
-			break;
-		}
-	}
+	list_for_each_entry(sess, &ixt_sess_list, entry)
+		found |= sess->tpg == tpg;
+	mutex_unlock(&ixt_sess_mutex);
+	return found;
+}
+
+/*
+ * Whether a session of @tpg that logged out is still answering its
+ * Logout: its logout work waits for the commands, then sends the Logout
+ * Response, which closes the connection, and the connection leaves the
+ * session. logged_out is set before ixt_sess_logout_last() moves the
+ * session to ixt_sess_ending under ixt_sess_mutex, which this takes.
+ */
+static bool ixt_tpg_logging_out(struct ixt_tpg *tpg)
+{
+	struct ixt_conn *conn;
+	struct ixt_sess *sess;
+	bool found = false;
+
+	mutex_lock(&ixt_sess_mutex);
+	list_for_each_entry(sess, &ixt_sess_ending, ending_entry)
+		if (sess->tpg == tpg)
+			list_for_each_entry(conn, &sess->conns, sess_entry)
+				found |= conn->logged_out;
 	mutex_unlock(&ixt_sess_mutex);
 	return found;
 }
@@ -701,10 +719,15 @@ static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
  *
  * Each session in full feature phase is sent an Async Message asking
  * its initiator to log out within %IXT_LOGOUT_REQUEST_SECS seconds, so
- * that it stops issuing commands and logs out cleanly; a second later
- * than that, the connections still there, and those still logging in,
- * are closed. Returns then, without waiting for their commands: a
- * stuck backend must not hold up a TPG disable.
+ * that it stops issuing commands and logs out cleanly. A session that
+ * logs out is then given the time its logout work takes at most
+ * (%IXT_REINSTATE_WAIT_SECS for its commands) to send its Logout
+ * Response: closed earlier, the initiator would wait for that response
+ * until its own logout timeout (open-iscsi: 15 s) before it tried
+ * another path. A second after each bound, the connections still
+ * there, and those still logging in, are closed. Returns then, without
+ * waiting for their commands: a stuck backend must not hold up a TPG
+ * disable for longer.
  *
  * Context: Process context, may sleep; takes ixt_sess_mutex.
  */
@@ -721,6 +744,8 @@ void ixt_tpg_logout_sessions(struct ixt_tpg *tpg)
 	mutex_unlock(&ixt_sess_mutex);
 	ixt_wait_woken(ixt_sess_wq, !ixt_tpg_has_sessions(tpg),
 		       (IXT_LOGOUT_REQUEST_SECS + 1) * HZ);
+	ixt_wait_woken(ixt_sess_wq, !ixt_tpg_logging_out(tpg),
+		       (IXT_REINSTATE_WAIT_SECS + 1) * HZ);
 	ixt_conns_close_tpg(tpg);
 }
 

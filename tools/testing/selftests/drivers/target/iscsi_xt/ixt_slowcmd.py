@@ -20,14 +20,16 @@ WRITE, a solicited parameter list is fetched by RDMA READ.
 
 import struct
 import sys
+import threading
 import time
 
 from ixt_iscsi import (
     F_FINAL, F_READ, F_STATUS, F_WRITE, OP_DATA_IN, OP_NOP_IN, OP_R2T,
-    OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
-    login_checked, nop_out, op_keys, scsi_cmd)
+    OP_LOGOUT_RSP, OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
+    login_checked, logout_req, nop_out, op_keys, scsi_cmd)
 
 ATTR_SIMPLE, ATTR_ORDERED = 1, 2
+OP_ASYNC, ASYNC_LOGOUT_REQUEST = 0x32, 1
 LUN0, LUN1 = 0, 1 << 48
 SLOW_LBA = 4096                 # past LUN 0's linear first MiB
 LONG_LBA = 1 << 20              # its second half, held --long-delay
@@ -380,6 +382,47 @@ def case_close_while_held(ctx):
     conn = login(ctx)
     answers(conn, [fast_read(conn)], time.monotonic())
     return done(conn, 'a new session reads')
+
+
+@case
+def case_logout_asked_while_held(ctx):
+    """The TPG disabled while an UNMAP is held: the target asks for a
+    logout (Async Message), the client logs out at once, and the Logout
+    Response comes, after the UNMAP's answer, before the connection
+    closes. Before, the disable closed the connection as soon as the
+    session had left the logged-in list, while the logout work still
+    waited for the UNMAP, so the Logout Response was never sent: open-
+    iscsi then waited its logout timeout (15 s) before another path."""
+    enable = f'/sys/kernel/config/target/iscsi/{ctx.target}/tpgt_1/enable'
+    conn = login(ctx)
+    start = time.monotonic()
+    held = unmap(conn)
+    time.sleep(0.5)                     # in the backend, held
+    disable = threading.Thread(target=lambda: open(enable, 'w').write('0'))
+    disable.start()
+    try:
+        pdu = conn.recv_pdu()
+        expect(pdu is not None and pdu.op == OP_ASYNC and
+               pdu.hdr[36] == ASYNC_LOGOUT_REQUEST,
+               f'expected the Async Message asking for a logout, got {pdu}')
+        itt = conn.next_itt()
+        conn.send_pdu(logout_req(itt, conn.cmdsn, conn.expstatsn))
+        got = {}
+        while itt not in got:
+            pdu = conn.recv_pdu()
+            expect(pdu is not None,
+                   f'connection closed after {time.monotonic() - start:.2f} s '
+                   f'with no Logout Response (answered: {sorted(got)})')
+            expect(pdu.op in (OP_SCSI_RSP, OP_LOGOUT_RSP) and
+                   pdu.itt in (held, itt), f'unexpected {pdu}')
+            got[pdu.itt] = time.monotonic() - start
+        expect(conn.recv_pdu() is None, 'more after the Logout Response')
+    finally:
+        disable.join()
+        with open(enable, 'w') as f:
+            f.write('1')
+    return f'Logout Response after {got[itt]:.2f} s' + (
+        f', the UNMAP answered after {got[held]:.2f} s' if held in got else '')
 
 
 def options(ap):

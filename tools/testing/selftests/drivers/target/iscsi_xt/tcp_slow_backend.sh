@@ -14,7 +14,9 @@
 # UNMAPs, at most the queue depth (4 here) take a place of the command
 # window and reach the backend, the others are answered TASK SET FULL at
 # once, and so is the NOP-Out behind them; a connection closed
-# with an UNMAP held leaves the next session reading. Over TCP: 300
+# with an UNMAP held leaves the next session reading; the TPG disabled
+# with an UNMAP held still answers the Logout its Async Message asked
+# for before it closes the connection. Over TCP: 300
 # UNMAPs of a session of queue depth 320 held at once, more than a
 # workqueue runs at once on a CPU, and another session's NOP-Out is
 # answered at once; 600 of one initiator's, in two sessions, more than a
@@ -50,7 +52,8 @@ delay_ms=$((2000 * IXT_SLOW))
 long_ms=$((12000 * IXT_SLOW))
 [ "$long_ms" -le 15000 ] || long_ms=15000
 cases=(unmap_nop unmap_r2t_nop unmap_read_passes unmap_then_ordered
-	fileio_read_nop fileio_write_nop held_bounded close_while_held)
+	fileio_read_nop fileio_write_nop held_bounded close_while_held
+	logout_asked_while_held)
 # dmsetup creates the device node itself: there is no udev in the VM.
 export DM_DISABLE_UDEV=1
 
