@@ -91,9 +91,26 @@ drop_from() {
 	EOT
 }
 
-# tpg_enable 0|1: this node's own TPG disabled or enabled.
+# tpg_enable 0|1: this node's own TPG disabled or enabled; then prints
+# the target's logouts so far (requests.log): a disable returns once its
+# sessions are gone, so they tell whether the initiator logged out when
+# asked.
 tpg_enable() {
-	echo "$1" >"$cfs/iscsi/$iqn/tpgt_${IXT_ROLE#node}/enable"
+	local st=$cfs/iscsi/$iqn/fabric_statistics/iscsi_logout_stats
+
+	echo "$1" >"$cfs/iscsi/$iqn/tpgt_${IXT_ROLE#node}/enable" &&
+		echo "logouts: normal $(cat "$st/normal_logouts"), abnormal $(cat "$st/abnormal_logouts")"
+}
+
+# The session's command window open: CmdSN/WC (the room MaxCmdSN leaves
+# beyond ExpCmdSN) in the ACL's info, at least 1; prints the info.
+window_open() {
+	local info w
+
+	info=$cfs/iscsi/$iqn/tpgt_${IXT_ROLE#node}/acls/iqn.2026-11.org.example.vm:initiator/info
+	cat "$info" || return
+	w=$(grep -A1 "CmdSN/WR" "$info" | awk 'NR == 2 { print $2 }')
+	[ -n "$w" ] && [ $((w)) -ge 1 ]
 }
 
 node_config() {
@@ -148,6 +165,7 @@ request() {
 	alua-type\ *)	alua_type "${1#alua-type }" ;;
 	tpg-disable)	tpg_enable 0 ;;
 	tpg-enable)	tpg_enable 1 ;;
+	window)		window_open ;;
 	save-log)	dmesg >"$IXT_OUT/dmesg.boot$IXT_BOOT.log" ;;
 	cut)		drop_from initiator ;;
 	uncut)		nft delete table inet ixtcut ;;
@@ -688,6 +706,8 @@ initiator() {
 	kill "$sampler_pid"
 	ixt_mvm_step "switch and stall times written" switch_times
 	ixt_mvm_step "the whole region verifies" verify_all
+	ixt_mvm_step "node 2's command window still open after every fault" \
+		ixt_mvm_ask node2 60 window
 	ixt_mvm_step "no I/O error on the map" no_io_errors
 	ixt_mvm_step "logged out of both" iscsiadm -m node -T "$iqn" --logout
 	ixt_mvm_step "multipathd and udevd stopped" mpath_stop
