@@ -109,7 +109,7 @@ window_open() {
 
 	info=$cfs/iscsi/$iqn/tpgt_${IXT_ROLE#node}/acls/iqn.2026-11.org.example.vm:initiator/info
 	cat "$info" || return
-	w=$(grep -A1 "CmdSN/WR" "$info" | awk 'NR == 2 { print $2 }')
+	w=$(awk '/CmdSN\/WR/ { getline; print $2 }' "$info")
 	[ -n "$w" ] && [ $((w)) -ge 1 ]
 }
 

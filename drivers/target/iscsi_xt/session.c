@@ -685,8 +685,12 @@ static bool ixt_tpg_has_sessions(struct ixt_tpg *tpg)
 	bool found = false;
 
 	mutex_lock(&ixt_sess_mutex);
-	list_for_each_entry(sess, &ixt_sess_list, entry)
-		found |= sess->tpg == tpg;
+	list_for_each_entry(sess, &ixt_sess_list, entry) {
+		if (sess->tpg == tpg) {
+			found = true;
+			break;
+		}
+	}
 	mutex_unlock(&ixt_sess_mutex);
 	return found;
 }

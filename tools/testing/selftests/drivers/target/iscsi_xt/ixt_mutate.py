@@ -45,12 +45,12 @@ import traceback
 
 from ixt_iscsi import (
     BLOCK, F_CONT, F_FINAL, F_READ, F_STATUS, F_WRITE, IMMEDIATE, LOGIN_T,
-    OP_DATA_IN, OP_LOGIN_RSP, OP_LOGOUT_RSP, OP_NOP_IN, OP_R2T, OP_REJECT,
-    OP_SCSI_CMD, OP_SCSI_RSP, OP_TEXT_RSP, OP_TMF_RSP, RESERVED_TAG,
-    Connection, Fail, cdb10, data_out, digest, encode_keys, logout_req,
-    nop_out, op_keys, pad_len, scsi_cmd, text_req, tmf_req, wrong)
+    OP_ASYNC, OP_DATA_IN, OP_LOGIN_RSP, OP_LOGOUT_RSP, OP_NOP_IN, OP_R2T,
+    OP_REJECT, OP_SCSI_CMD, OP_SCSI_RSP, OP_TEXT_RSP, OP_TMF_RSP,
+    RESERVED_TAG, Connection, Fail, cdb10, data_out, digest, encode_keys,
+    logout_req, nop_out, op_keys, pad_len, scsi_cmd, text_req, tmf_req,
+    wrong)
 
-OP_ASYNC = 0x32
 TMF_ABORT_TASK, TMF_LUN_RESET = 1, 5
 # What the data segments carry has none of the bytes a SCSI Command's
 # opcode byte may have: should the target lose the PDU boundaries (a

@@ -24,12 +24,12 @@ import threading
 import time
 
 from ixt_iscsi import (
-    F_FINAL, F_READ, F_STATUS, F_WRITE, OP_DATA_IN, OP_NOP_IN, OP_R2T,
-    OP_LOGOUT_RSP, OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
+    F_FINAL, F_READ, F_STATUS, F_WRITE, OP_ASYNC, OP_DATA_IN, OP_NOP_IN,
+    OP_R2T, OP_LOGOUT_RSP, OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
     login_checked, logout_req, nop_out, op_keys, scsi_cmd)
 
 ATTR_SIMPLE, ATTR_ORDERED = 1, 2
-OP_ASYNC, ASYNC_LOGOUT_REQUEST = 0x32, 1
+ASYNC_LOGOUT_REQUEST = 1
 LUN0, LUN1 = 0, 1 << 48
 SLOW_LBA = 4096                 # past LUN 0's linear first MiB
 LONG_LBA = 1 << 20              # its second half, held --long-delay
@@ -388,8 +388,8 @@ def case_close_while_held(ctx):
 def case_logout_asked_while_held(ctx):
     """The TPG disabled while an UNMAP is held: the target asks for a
     logout (Async Message), the client logs out at once, and the Logout
-    Response comes, after the UNMAP's answer, before the connection
-    closes. Before, the disable closed the connection as soon as the
+    Response comes before the connection closes (after the UNMAP's
+    answer, unless the backend holds it past the logout work's 5 s). Before, the disable closed the connection as soon as the
     session had left the logged-in list, while the logout work still
     waited for the UNMAP, so the Logout Response was never sent: open-
     iscsi then waited its logout timeout (15 s) before another path."""
