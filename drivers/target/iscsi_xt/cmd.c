@@ -143,9 +143,15 @@ static int ixt_cmd_alloc_arrays(struct ixt_cmd *cmd, u32 nr_lines,
 	return 0;
 }
 
-/* The command's lines go back, and leave its session's pool_use. */
+/*
+ * The command's lines go back, and leave its session's pool_use. Pages a
+ * transport lent stay until the command is freed: its cmd_release op
+ * takes them back.
+ */
 static void ixt_cmd_lines_put(struct ixt_cmd *cmd)
 {
+	if (test_bit(IXT_CMD_F_LENT, &cmd->head.flags))
+		return;
 	atomic64_sub(IXT_POOL_USE(cmd->head.nr_lines),
 		     &cmd->head.conn->sess->pool_use);
 	ixt_pool_put(cmd->lines, cmd->head.nr_lines);
@@ -153,24 +159,75 @@ static void ixt_cmd_lines_put(struct ixt_cmd *cmd)
 }
 
 /*
- * Takes the cache lines of a command and lays out its data-pointer table.
- * Returns 0, -EAGAIN when the pool is short of lines, -EPROTO when the
- * command breaks the negotiated unsolicited-data rules, or -ENOMEM.
+ * Whether the pages the transport offers (@pdu->lend) can be the buffer
+ * of the command: a write (not bidirectional: that one has an AHS) whose
+ * every byte is immediate data, within the pages offered.
+ */
+static bool ixt_cmd_can_lend(const struct ixt_rx_pdu *pdu)
+{
+	const struct iscsi_scsi_req *req = (const void *)&pdu->hdr;
+	u32 edtl = be32_to_cpu(req->data_length);
+
+	return pdu->lend && !pdu->ahs &&
+	       (req->flags & (ISCSI_FLAG_CMD_WRITE | ISCSI_FLAG_CMD_READ |
+			      ISCSI_FLAG_CMD_FINAL)) ==
+	       (ISCSI_FLAG_CMD_WRITE | ISCSI_FLAG_CMD_FINAL) &&
+	       pdu->dlength == edtl &&
+	       DIV_ROUND_UP(edtl, PAGE_SIZE) <= pdu->nr_lend;
+}
+
+/*
+ * The transport's pages as the command's lines, one a page; no pool
+ * handle: they never go back to the pool.
+ */
+static void ixt_cmd_lend_lines(struct ixt_cmd *cmd,
+			       const struct ixt_rx_pdu *pdu, u32 nr_lines)
+{
+	u32 i;
+
+	for (i = 0; i < nr_lines; i++)
+		cmd->lines[i] = (struct ixt_dpt_line){
+			.addr = (u64)(uintptr_t)page_address(pdu->lend[i]),
+		};
+	set_bit(IXT_CMD_F_LENT, &cmd->head.flags);
+}
+
+/* bvec and scatterlist over lent pages: the buffer starts at the first. */
+static void ixt_cmd_map_lent(struct ixt_cmd *cmd, const struct ixt_rx_pdu *pdu,
+			     u32 nr_lines, u32 len)
+{
+	u32 i, n;
+
+	for (i = 0; i < nr_lines; i++, len -= n) {
+		n = min_t(u32, len, PAGE_SIZE);
+		bvec_set_page(&cmd->head.bvec[i], pdu->lend[i], n, 0);
+		sg_set_page(&cmd->sgl[i], pdu->lend[i], n, 0);
+	}
+}
+
+/*
+ * Takes the cache lines of a command, or the pages its transport lends
+ * (ixt_cmd_can_lend()), and lays out its data-pointer table. Returns 0,
+ * -EAGAIN when the pool is short of lines, -EPROTO when the command
+ * breaks the negotiated unsolicited-data rules, or -ENOMEM.
  */
 static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
-			     const struct iscsi_scsi_req *req, u32 imm)
+			     struct ixt_rx_pdu *pdu)
 {
+	const struct iscsi_scsi_req *req = (const void *)&pdu->hdr;
 	const struct ixt_params *p = &conn->params;
-	bool per_line = ixt_cmd_sg_per_line(req->cdb);
+	bool lend = ixt_cmd_can_lend(pdu);
+	bool per_line = lend || ixt_cmd_sg_per_line(req->cdb);
 	struct ixt_dpt_geom g = {
 		.xfer_len = be32_to_cpu(req->data_length),
 		.max_burst = p->max_burst_length,
 		.max_r2t = p->max_outstanding_r2t,
 		.slot = cmd->slot,
 		.ttt_base = conn->ttt_gen++,
-		.line_shift = ixt_pool_line_shift(),
+		.line_shift = lend ? PAGE_SHIFT : ixt_pool_line_shift(),
 		.data_pdu_in_order = p->data_pdu_in_order,
 	};
+	u32 imm = pdu->dlength;
 	u32 nr_lines, nr_entries;
 	int ret;
 
@@ -199,11 +256,16 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 	ret = ixt_cmd_alloc_arrays(cmd, nr_lines, nr_entries, cmd->sg_nents);
 	if (ret)
 		return ret;
-	ret = ixt_pool_get_fair(&conn->pool_waiter, cmd->lines, nr_lines);
-	if (ret)
-		goto out_free;
+	if (lend) {
+		ixt_cmd_lend_lines(cmd, pdu, nr_lines);
+	} else {
+		ret = ixt_pool_get_fair(&conn->pool_waiter, cmd->lines,
+					nr_lines);
+		if (ret)
+			goto out_free;
+		atomic64_add(IXT_POOL_USE(nr_lines), &conn->sess->pool_use);
+	}
 	cmd->head.nr_lines = nr_lines;
-	atomic64_add(IXT_POOL_USE(nr_lines), &conn->sess->pool_use);
 	if (!g.data_pdu_in_order)
 		ixt_ranges_init(&cmd->ranges, cmd->range, IXT_CMD_RANGES,
 				g.xfer_len);
@@ -214,12 +276,18 @@ static int ixt_cmd_setup_buf(struct ixt_conn *conn, struct ixt_cmd *cmd,
 		goto out_put;
 	memset(cmd->datasn, 0, nr_entries * sizeof(u32));
 	sg_init_table(cmd->sgl, cmd->sg_nents);
-	ixt_pool_map(cmd->lines, nr_lines, g.first_off, g.xfer_len, per_line,
-		     cmd->head.bvec, cmd->sgl);
+	if (lend)
+		ixt_cmd_map_lent(cmd, pdu, nr_lines, g.xfer_len);
+	else
+		ixt_pool_map(cmd->lines, nr_lines, g.first_off, g.xfer_len,
+			     per_line, cmd->head.bvec, cmd->sgl);
+	pdu->lent = lend;
 	return 0;
 
 out_put:
 	ixt_cmd_lines_put(cmd);
+	cmd->head.nr_lines = 0;
+	clear_bit(IXT_CMD_F_LENT, &cmd->head.flags);
 out_free:
 	kvfree(cmd->big);
 	cmd->big = NULL;
@@ -489,7 +557,7 @@ static int ixt_cmd_setup(struct ixt_conn *conn, struct ixt_rx_pdu *pdu)
 		return 0;
 	}
 	if (edtl) {
-		ret = ixt_cmd_setup_buf(conn, cmd, req, pdu->dlength);
+		ret = ixt_cmd_setup_buf(conn, cmd, pdu);
 		if (!ret && bidi)
 			ret = ixt_bidi_setup(cmd, ahs.bidi_read_len);
 		if (ret) {

@@ -46,6 +46,7 @@
 #define IXT_CMD_F_R2T_LATER	7	/* on conn->r2t_later */
 #define IXT_CMD_F_FETCHING	8	/* RDMA READs into its lines */
 #define IXT_CMD_F_AGED		9	/* on conn->dout_age */
+#define IXT_CMD_F_LENT		10	/* buffer: the transport's pages */
 
 /**
  * struct ixt_cmd_bidi - the read buffer of a bidirectional command
@@ -92,7 +93,8 @@ struct ixt_cmd_bidi {
  * @dpt: the data-pointer table over @lines.
  * @place: where the Data-Out PDU being received goes (receive path).
  * @lines: the cache lines of the buffer, from the pool (@head.nr_lines of
- *	them; 0 for a command without data).
+ *	them; 0 for a command without data); with %IXT_CMD_F_LENT, the pages
+ *	the transport lent instead, as lines of PAGE_SIZE bytes.
  * @datasn: DataSN each R2T expects next, by the first entry of its run
  *	in @dpt.
  * @sgl: the buffer as the target core sees it.

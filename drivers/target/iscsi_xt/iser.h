@@ -60,6 +60,12 @@
 
 /* Receives kept for PDUs outside the command window (NOP-Out, TMF...). */
 #define IXT_ISER_UNEXPECTED	16
+/*
+ * Receive buffers a connection lends at most as the buffers of writes
+ * whose data came whole as immediate data (ixt_iser_rx_lend()); past
+ * that, their data is copied into cache lines.
+ */
+#define IXT_ISER_LEND_MAX	128
 /* Send descriptors of a connection. */
 #define IXT_ISER_NR_TX		64
 /* RDMA work requests built and posted at once. */
@@ -82,10 +88,13 @@ enum ixt_iser_ctx {
  * @cqe: completion of its receive.
  * @wr: its receive work request.
  * @sge: the iSER header and BHS, then the pages.
- * @entry: on the connection's rx_done list while in the backlog.
+ * @entry: on the connection's rx_done list while in the backlog, on its
+ *	rx_spare list while spare.
  * @hdr: the iSER header and BHS (%IXT_ISER_HDRS_LEN bytes).
  * @pages: AHS and data segment.
  * @byte_len: bytes received.
+ * @slot: its index in the connection's @rx while it is there (neither
+ *	lent nor spare).
  * @ic: its connection.
  */
 struct ixt_iser_rx {
@@ -96,6 +105,7 @@ struct ixt_iser_rx {
 	void *hdr;
 	struct page *pages[IXT_ISER_RX_PAGES];
 	u32 byte_len;
+	u32 slot;
 	struct ixt_iser_conn *ic;
 };
 
@@ -198,6 +208,9 @@ struct ixt_iser_reg {
  * @read_va: its address.
  * @in: the Data-In transfer (RDMA WRITEs).
  * @out: the fetch of the solicited data (RDMA READs).
+ * @rx: the receive buffer lent as the command's buffer, its immediate
+ *	data in place, or %NULL; back to the connection's spares when the
+ *	command is released.
  */
 struct ixt_iser_cmd {
 	u8 flags;
@@ -207,6 +220,7 @@ struct ixt_iser_cmd {
 	u64 read_va;
 	struct ixt_iser_xfer in;
 	struct ixt_iser_xfer out;
+	struct ixt_iser_rx *rx;
 } __aligned(IXT_PRIV_ALIGN);
 
 IXT_PRIV_CHECK(struct ixt_iser_cmd);
@@ -262,8 +276,8 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  *	1, or those of a registered READ (registration, READ and maybe a
  *	Local Invalidate).
  * @reg: the MR pool, with @reg_pages.
- * @rx_lock: protects @rx_done, @fetched, @rx_backlog, @stopping and
- *	@unpublished.
+ * @rx_lock: protects @rx_done, @fetched, @rx_backlog, @stopping,
+ *	@unpublished, @rx_spare and @nr_lent.
  * @rx_done: the backlog's receives, in order.
  * @fetched: the backlog's fetches.
  * @rx_backlog: the core put a PDU off: completions queue for @rx_work
@@ -280,9 +294,15 @@ static inline struct ixt_cmd *ixt_iser_out_cmd(struct ixt_iser_xfer *x)
  *	its first PDU off (no cache lines free).
  * @rx_pdu: the PDU being handed over; the receive path only (the CQ's
  *	handlers, or @rx_work while there is a backlog: never both).
- * @rx: every receive buffer, posted or not; @nr_rx of them, grown only
- *	by the receive path.
- * @nr_rx: receive buffers.
+ * @rx: every receive buffer of the ring, posted or not; @nr_rx of them,
+ *	grown, and a lent buffer's slot given to its replacement, only by
+ *	the receive path.
+ * @nr_rx: receive buffers of the ring.
+ * @rx_spare: receive buffers out of the ring that commands gave back,
+ *	ready to replace the next lent ones.
+ * @nr_lent: receive buffers lent to commands, at most
+ *	%IXT_ISER_LEND_MAX. Lent and spare buffers together are never more:
+ *	a new one is allocated only when no spare is left.
  * @tx_lock: protects @tx_queue, @rd_wait, @rd_posted, @tx_free, @sq_free, the
  *	credits, @tx_dead, @tx_gone and the scratch arrays below; taken with
  *	spin_lock_bh().
@@ -353,6 +373,8 @@ struct ixt_iser_conn {
 	struct ixt_rx_pdu rx_pdu;
 	struct ixt_iser_rx **rx;
 	u32 nr_rx;
+	struct list_head rx_spare;
+	u32 nr_lent;
 
 	spinlock_t tx_lock;	/* protects the transmit side, see above */
 	struct list_head tx_queue;
@@ -417,6 +439,10 @@ ixt_iser_peer(struct ixt_iser_conn *ic)
  *	every signaled work request had completed (see ixt_iser_sq_wait()).
  * @abandoned_sends: Sends given up on at teardown, never completed by
  *	the device (see ixt_iser_sq_abandon()).
+ * @rx_lent: receive buffers lent as the buffer of a write whose data
+ *	came whole as immediate data (no copy).
+ * @rx_lend_full: such writes whose data was copied, their connection
+ *	having %IXT_ISER_LEND_MAX buffers lent already.
  */
 struct ixt_iser_stats {
 	atomic64_t rdma_writes;
@@ -430,6 +456,8 @@ struct ixt_iser_stats {
 	atomic64_t remote_invs;
 	atomic64_t late_flushes;
 	atomic64_t abandoned_sends;
+	atomic64_t rx_lent;
+	atomic64_t rx_lend_full;
 };
 
 /* iser_main.c */

@@ -134,9 +134,89 @@ static u32 ixt_iser_rx_grow(struct ixt_iser_conn *ic, u32 nr)
 			ixt_iser_rx_free(ic, rx);
 			break;
 		}
+		rx->slot = ic->nr_rx;
 		ic->rx[ic->nr_rx++] = rx;
 	}
 	return ic->nr_rx;
+}
+
+/*
+ * Lending. A write whose data came whole as immediate data keeps the
+ * receive buffer it came in as its own buffer, the data where the device
+ * put it, and a spare takes the buffer's place in the ring at once, so
+ * that as many receives stay posted (the window is cut to them). The
+ * command gives the buffer back when it is released (cmd_release op),
+ * after its last use by the backend, by a TMF or by teardown: it joins
+ * the spares, which the connection frees with the ring, once its commands
+ * are gone.
+ */
+
+/* Whether the message is a write that brings all its data, no AHS. */
+static bool ixt_iser_rx_lendable(const struct ixt_rx_pdu *pdu, u32 ahs,
+				 u32 dlen)
+{
+	const struct iscsi_scsi_req *req = (const void *)&pdu->hdr;
+
+	return (req->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_SCSI_CMD &&
+	       !ahs && dlen && dlen == be32_to_cpu(req->data_length) &&
+	       (req->flags & (ISCSI_FLAG_CMD_WRITE | ISCSI_FLAG_CMD_READ |
+			      ISCSI_FLAG_CMD_FINAL)) ==
+	       (ISCSI_FLAG_CMD_WRITE | ISCSI_FLAG_CMD_FINAL);
+}
+
+/*
+ * A buffer to put in the ring in place of one lent: a spare, else a new
+ * one; %NULL when the connection lends %IXT_ISER_LEND_MAX already, or
+ * none could be made (the data is copied then).
+ */
+static struct ixt_iser_rx *ixt_iser_rx_spare_get(struct ixt_iser_conn *ic)
+{
+	struct ixt_iser_rx *rx;
+	bool full;
+
+	spin_lock_bh(&ic->rx_lock);
+	full = ic->nr_lent >= IXT_ISER_LEND_MAX;
+	rx = full ? NULL : list_first_entry_or_null(&ic->rx_spare,
+						    struct ixt_iser_rx, entry);
+	if (rx)
+		list_del(&rx->entry);
+	spin_unlock_bh(&ic->rx_lock);
+	if (full) {
+		atomic64_inc(&ixt_iser_stats.rx_lend_full);
+		return NULL;
+	}
+	return rx ?: ixt_iser_rx_alloc(ic);
+}
+
+/* A buffer back among the spares: unused, or given back by a command. */
+static void ixt_iser_rx_spare_put(struct ixt_iser_conn *ic,
+				  struct ixt_iser_rx *rx, bool lent)
+{
+	spin_lock_bh(&ic->rx_lock);
+	list_add(&rx->entry, &ic->rx_spare);
+	if (lent)
+		ic->nr_lent--;
+	spin_unlock_bh(&ic->rx_lock);
+}
+
+/*
+ * The core took @rx as the buffer of @cmd: @spare takes its slot in the
+ * ring. A buffer of the backlog leaves it first: the command may be
+ * released, and its buffer join the spares, as soon as the core has it.
+ */
+static void ixt_iser_rx_lend(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx,
+			     struct ixt_iser_rx *spare, struct ixt_cmd *cmd,
+			     bool queued)
+{
+	spin_lock_bh(&ic->rx_lock);
+	if (queued)
+		list_del(&rx->entry);
+	ic->nr_lent++;
+	spin_unlock_bh(&ic->rx_lock);
+	spare->slot = rx->slot;
+	ic->rx[rx->slot] = spare;
+	to_iser_cmd(cmd)->rx = rx;
+	atomic64_inc(&ixt_iser_stats.rx_lent);
 }
 
 /* Copies a data segment from a receive buffer into the core's pages. */
@@ -206,12 +286,16 @@ static int ixt_iser_rx_cmd(struct ixt_iser_conn *ic,
 }
 
 /*
- * Hands one received message to the core. Returns 0, -EAGAIN when the
- * core puts it off (call again with the same buffer), or an errno that
- * closes the connection.
+ * Hands one received message to the core; *@rxp is the buffer to post
+ * again: the message's own (@queued: in the backlog), or the spare that
+ * replaced it when the core took it as a command's buffer. Returns 0,
+ * -EAGAIN when the core puts it off (call again with the same buffer), or
+ * an errno that closes the connection.
  */
-static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
+static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx **rxp,
+			   bool queued)
 {
+	struct ixt_iser_rx *rx = *rxp, *spare = NULL;
 	const struct iser_ctrl *ctrl = rx->hdr;
 	struct ixt_conn *conn = iser_to_conn(ic);
 	struct ixt_rx_pdu *pdu = &ic->rx_pdu;
@@ -249,16 +333,31 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 	}
 	pdu->ahs = ahs ? page_address(rx->pages[0]) : NULL;
 	pdu->dlength = dlen;
+	if (ixt_iser_rx_lendable(pdu, ahs, dlen)) {
+		spare = ixt_iser_rx_spare_get(ic);
+		if (spare) {
+			pdu->lend = rx->pages;
+			pdu->nr_lend = IXT_ISER_RX_PAGES;
+		}
+	}
 	ret = ixt_conn_rx_hdr(conn, pdu);
+	if (spare && (ret || !pdu->lent)) {
+		ixt_iser_rx_spare_put(ic, spare, false);
+		spare = NULL;
+	}
 	if (ret)
 		return ret;
+	if (spare) {
+		ixt_iser_rx_lend(ic, rx, spare, pdu->cmd, queued);
+		*rxp = spare;
+	}
 	if (pdu->cmd && (pdu->hdr.opcode & ISCSI_OPCODE_MASK) ==
 	    ISCSI_OP_SCSI_CMD) {
 		ret = ixt_iser_rx_cmd(ic, ctrl, pdu->cmd);
 		if (ret)
 			return ret;
 	}
-	if (dlen && !pdu->discard) {
+	if (dlen && !pdu->discard && !pdu->lent) {
 		if (pdu->bvec) {
 			ret = ixt_iser_rx_copy(rx, ahs, dlen, pdu);
 			if (WARN_ON_ONCE(ret))
@@ -293,16 +392,18 @@ static int ixt_iser_rx_one(struct ixt_iser_conn *ic, struct ixt_iser_rx *rx)
 static bool ixt_iser_rx_handle(struct ixt_iser_conn *ic,
 			       struct ixt_iser_rx *rx, bool queued)
 {
-	int ret = ixt_iser_rx_one(ic, rx);
+	struct ixt_iser_rx *post = rx;
+	int ret = ixt_iser_rx_one(ic, &post, queued);
 
 	if (ret == -EAGAIN)
 		return false;
-	if (queued) {
+	/* A lent buffer left the backlog already (ixt_iser_rx_lend()). */
+	if (queued && post == rx) {
 		spin_lock_bh(&ic->rx_lock);
 		list_del(&rx->entry);
 		spin_unlock_bh(&ic->rx_lock);
 	}
-	if (ret || ixt_iser_rx_post(ic, rx))
+	if (ret || ixt_iser_rx_post(ic, post))
 		ixt_conn_close(iser_to_conn(ic));
 	return true;
 }
@@ -526,7 +627,10 @@ static void ixt_iser_cmd_init(struct ixt_cmd *cmd)
 	INIT_LIST_HEAD(&icmd->out.entry);
 }
 
-/* cmd_release op: what the command's transfers still map and hold. */
+/*
+ * cmd_release op: what the command's transfers still map and hold, and
+ * the receive buffer it was lent, which joins the spares.
+ */
 static void ixt_iser_cmd_release(struct ixt_cmd *cmd)
 {
 	struct ixt_iser_cmd *icmd = to_iser_cmd(cmd);
@@ -534,6 +638,8 @@ static void ixt_iser_cmd_release(struct ixt_cmd *cmd)
 
 	ixt_iser_xfer_release(ic, &icmd->in);
 	ixt_iser_xfer_release(ic, &icmd->out);
+	if (icmd->rx)
+		ixt_iser_rx_spare_put(ic, icmd->rx, true);
 }
 
 static void ixt_iser_qp_destroy(struct ixt_iser_conn *ic)
@@ -617,6 +723,7 @@ static void ixt_iser_shutdown(struct ixt_conn *conn)
  */
 static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 {
+	struct ixt_iser_rx *rx, *next;
 	u32 i;
 
 	ixt_iser_qp_destroy(ic);
@@ -626,6 +733,10 @@ static void ixt_iser_conn_destroy(struct ixt_iser_conn *ic)
 	for (i = 0; i < ic->nr_rx; i++)
 		ixt_iser_rx_free(ic, ic->rx[i]);
 	kvfree(ic->rx);
+	/* Every command is gone: what was lent is back among the spares. */
+	WARN_ON_ONCE(ic->nr_lent);
+	list_for_each_entry_safe(rx, next, &ic->rx_spare, entry)
+		ixt_iser_rx_free(ic, rx);
 	ixt_iser_tx_free(ic);
 	/* Last: nothing of the device is in it any more. */
 	if (ic->pd)
@@ -944,6 +1055,7 @@ int ixt_iser_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev,
 	init_waitqueue_head(&ic->sq_idle);
 	INIT_LIST_HEAD(&ic->rx_done);
 	INIT_LIST_HEAD(&ic->fetched);
+	INIT_LIST_HEAD(&ic->rx_spare);
 	INIT_LIST_HEAD(&ic->tx_queue);
 	INIT_LIST_HEAD(&ic->rd_wait);
 	INIT_LIST_HEAD(&ic->rd_posted);

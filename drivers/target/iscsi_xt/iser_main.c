@@ -80,6 +80,9 @@ static int ixt_iser_stats_show(struct seq_file *m, void *v)
 		   atomic64_read(&st->late_flushes));
 	seq_printf(m, "abandoned_sends %lld\n",
 		   atomic64_read(&st->abandoned_sends));
+	seq_printf(m, "rx_lent %lld\n", atomic64_read(&st->rx_lent));
+	seq_printf(m, "rx_lend_full %lld\n",
+		   atomic64_read(&st->rx_lend_full));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ixt_iser_stats);

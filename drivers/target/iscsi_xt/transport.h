@@ -98,7 +98,9 @@ struct ixt_conn_head {
  *	(ixt_dataout_abort_marked()).
  * @itt: Initiator Task Tag.
  * @nr_lines: number of cache lines of the buffer; 0 for a command
- *	without data. A bidirectional command's is its write buffer.
+ *	without data. A bidirectional command's is its write buffer. For a
+ *	write whose buffer the transport lent (&struct ixt_rx_pdu.lent),
+ *	its pages: each is a line of PAGE_SIZE bytes.
  * @bvec: the buffer as the transports see it: one bio_vec per line, the
  *	first starting where the buffer does.
  *
@@ -200,6 +202,15 @@ struct ixt_tx_pdu {
  * @answered: set by ixt_conn_rx_hdr(): a SCSI Command answered at its
  *	header (TASK SET FULL, CHECK CONDITION); it still takes its CmdSN,
  *	in order, as every command the initiator sees answered must.
+ * @lend: set by the transport before ixt_conn_rx_hdr(), or %NULL: the
+ *	pages that already hold the data segment, from the start of the
+ *	first, which the core may take as the buffer of a write whose every
+ *	byte is in this PDU, instead of cache lines and a copy.
+ * @nr_lend: number of @lend pages.
+ * @lent: set by ixt_conn_rx_hdr(): the core took @lend as the buffer of
+ *	@cmd. The data segment is in place (the transport neither copies it
+ *	nor reuses the pages), and the pages stay the command's until the
+ *	transport's cmd_release op, which takes them back.
  *
  * Owned by the transport, which zeroes it before each PDU.
  */
@@ -216,6 +227,9 @@ struct ixt_rx_pdu {
 	bool discard;
 	bool ignore;
 	bool answered;
+	struct page **lend;
+	u32 nr_lend;
+	bool lent;
 };
 
 /* &struct ixt_transport_ops.flags */
@@ -269,8 +283,9 @@ struct ixt_rx_pdu {
  *	zeroed, before the core uses the command. Process context (the
  *	receive path).
  * @cmd_release: optional: release what the transport's part of a command
- *	holds, once its last reference is dropped; the core frees the
- *	memory afterwards. Any context but hard IRQ.
+ *	holds, once its last reference is dropped (pages it lent as the
+ *	command's buffer among them); the core frees the memory afterwards.
+ *	Any context but hard IRQ.
  * @ffp_prepare: optional: login succeeds and the connection is about to
  *	enter full feature phase. @window holds the command window the
  *	session wants; the transport lowers it to what it can receive.

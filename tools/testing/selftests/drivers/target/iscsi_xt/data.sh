@@ -115,7 +115,7 @@ login() {
 }
 
 if [ "$transport" = iser ]; then
-	ixt_begin 57
+	ixt_begin 58
 	# The initiator's largest command, 4 MiB, for the 4 MiB cells.
 	rmmod ib_iser 2>/dev/null
 	modprobe ib_iser max_sectors=8192 || ktap_exit_fail_msg "cannot load ib_iser"
@@ -223,11 +223,44 @@ if [ "$transport" = iser ]; then
 				    copied_rx_bytes="$1" copied_tx_bytes=0 lines=$((2 * lines))
 	}
 
+	# cost_imm: with the target idle and its cost file reset, 16 direct
+	# writes of 4 KiB and 16 of 8 KiB to the last MiB of LUN 0, each all
+	# immediate data under the default settings (8 KiB at most in a
+	# Send), read back equal: the file counts 64 commands, 192 KiB each
+	# way, no byte copied, and lines for the reads only: every write's
+	# buffer is the receive buffer its data came in (rx_lent, one each).
+	cost_imm() {
+		local ls l0
+
+		ls=$(cat /sys/module/iscsi_xt/parameters/line_size)
+		l0=$(ixt_iser_stat rx_lent)
+		head -c $((192 * 1024)) /dev/urandom >"$work/imm"
+		ixt_cost_reset &&
+			dd if="$work/imm" of="${disk[0]}" bs=4k seek=32512 count=16 \
+			   oflag=direct 2>/dev/null &&
+			dd if="$work/imm" of="${disk[0]}" bs=8k skip=8 seek=16264 count=16 \
+			   oflag=direct 2>/dev/null &&
+			cmp <(dd if="${disk[0]}" bs=4k skip=32512 count=16 iflag=direct 2>/dev/null;
+			      dd if="${disk[0]}" bs=8k skip=16264 count=16 iflag=direct 2>/dev/null) \
+				"$work/imm" &&
+			ixt_cost_is cmds=64 payload_rx_bytes=196608 payload_tx_bytes=196608 \
+				    copied_rx_bytes=0 copied_tx_bytes=0 \
+				    lines=$((16 * ((4096 + ls - 1) / ls) + 16 * ((8192 + ls - 1) / ls))) ||
+			return 1
+		[ $(($(ixt_iser_stat rx_lent) - l0)) -eq 32 ] ||
+			{ ktap_print_msg "rx_lent grew by $(($(ixt_iser_stat rx_lent) - l0)), expected 32"; return 1; }
+	}
+
 	# max_window: the largest command window of the (only) normal
 	# session.
 	max_window() {
 		awk 'NR > 1 { print $6 }' /sys/kernel/debug/iscsi_xt/sessions
 	}
+fi
+# Still the session of the defaults' fresh login.
+if [ "$transport" = iser ]; then
+	ixt_check "writes of 4 and 8 KiB, all immediate data: cost: no byte copied, no line taken, the receive buffers lent" \
+		cost_imm
 fi
 
 if [ "$transport" = tcp ]; then

@@ -18,6 +18,7 @@ over iSER (ixt_iser_raw.py, which needs pyverbs): reads land by RDMA
 WRITE, a solicited parameter list is fetched by RDMA READ.
 """
 
+import os
 import struct
 import sys
 import threading
@@ -26,7 +27,7 @@ import time
 from ixt_iscsi import (
     F_FINAL, F_READ, F_STATUS, F_WRITE, OP_ASYNC, OP_DATA_IN, OP_NOP_IN,
     OP_R2T, OP_LOGOUT_RSP, OP_SCSI_RSP, Cases, Connection, cdb10, data_out, expect,
-    login_checked, logout_req, nop_out, op_keys, scsi_cmd)
+    login_checked, logout_req, nop_out, op_keys, read_back, scsi_cmd)
 
 ATTR_SIMPLE, ATTR_ORDERED = 1, 2
 ASYNC_LOGOUT_REQUEST = 1
@@ -370,6 +371,68 @@ def case_held_other_initiator(ctx):
         done(conn, '')
     return done(other, f'2 x {DEEP_UNMAPS} UNMAPs of one initiator held; '
                 f"another's TEST UNIT READY after {got[tur]:.2f} s")
+
+
+# lend_bounded: iSER's receive buffers a connection lends at most as the
+# buffers of writes whose data is all immediate (IXT_ISER_LEND_MAX), and
+# more such writes than that, at once.
+LEND_MAX = 128
+LEND_WRITES = 160
+ISER_STATS = '/sys/kernel/debug/iscsi_xt_iser/stats'
+
+
+def iser_stat(name):
+    """A counter of the iSER module's debugfs stats file."""
+    with open(ISER_STATS) as f:
+        return int(next(ln.split()[1] for ln in f if ln.split()[0] == name))
+
+
+def lend_writes(conn, lba, data):
+    """One WRITE of 4 KiB at @lba on, all immediate data, for each 4 KiB
+    of @data; returns their ITTs."""
+    return [command(conn, cdb10(0x2a, lba + 8 * i, 8), LUN0,
+                    data=data[4096 * i:4096 * (i + 1)])
+            for i in range(len(data) // 4096)]
+
+
+@case
+def case_lend_bounded(ctx):
+    """iSER only: LEND_WRITES writes of 4 KiB, each all immediate data,
+    sent at once on the "-deep" ACL's session (queue depth 320) to LUN
+    0's range that holds writes --long-delay: the first LEND_MAX take the
+    receive buffer their data came in as their buffer (rx_lent), the
+    rest find the connection lending that many already and have their
+    data copied into cache lines (rx_lend_full); all GOOD, read back
+    equal. Then 8 more writes outside the held range are lent again,
+    from the buffers the first gave back."""
+    expect(ctx.iser, 'a case of the iSER transport')
+    conn = login(ctx, initiator=ctx.initiator + '-deep',
+                 timeout=2 * ctx.long_delay + 10)
+    room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+    expect(room >= LEND_WRITES,
+           f'a window of {room}, fewer than {LEND_WRITES}: the case proves '
+           f'nothing')
+    data = os.urandom(4096 * LEND_WRITES)
+    lent, full = iser_stat('rx_lent'), iser_stat('rx_lend_full')
+    start = time.monotonic()
+    got, _ = answers(conn, lend_writes(conn, LONG_LBA, data), start)
+    lent, full = iser_stat('rx_lent') - lent, iser_stat('rx_lend_full') - full
+    first = min(got.values())
+    expect(first >= SURE * ctx.long_delay,
+           f'the first write answered after {first:.2f} s: the backend did '
+           f'not hold them {ctx.long_delay} s, so the case proves nothing')
+    expect(lent == LEND_MAX and full == LEND_WRITES - LEND_MAX,
+           f'{lent} writes lent their receive buffers and {full} found the '
+           f'connection full, expected {LEND_MAX} and '
+           f'{LEND_WRITES - LEND_MAX}')
+    read_back(conn, LONG_LBA, data)
+    again = iser_stat('rx_lent')
+    answers(conn, lend_writes(conn, FAST_LBA, data[:8 * 4096]),
+            time.monotonic())
+    again = iser_stat('rx_lent') - again
+    expect(again == 8, f'{again} of 8 later writes lent their buffers')
+    return done(conn, f'{lent} lent, {full} copied, all read back; 8 lent '
+                f'after')
 
 
 @case

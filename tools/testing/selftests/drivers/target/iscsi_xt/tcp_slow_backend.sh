@@ -22,7 +22,10 @@
 # answered at once; 600 of one initiator's, in two sessions, more than a
 # workqueue runs at all, and another initiator's TEST UNIT READY (which
 # runs in a work item too) is answered at once. The same cases run
-# over iSER (SKIP without pyverbs or an RDMA device). Then every cache
+# over iSER (SKIP without pyverbs or an RDMA device). Over iSER only:
+# 160 writes of 4 KiB, all immediate data, held at once: 128 keep the
+# receive buffer their data came in (the most a connection lends), 32
+# are copied, all read back; 8 more are lent again. Then every cache
 # line is back in the pool and the module unloads.
 
 . "$(dirname "$0")/lib.sh"
@@ -95,7 +98,7 @@ slow_devices() {
 }
 
 iser=$(ixt_iser_raw_missing)
-ixt_begin $((2 * ${#cases[@]} + 5))
+ixt_begin $((2 * ${#cases[@]} + 6))
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ -z "$iser" ]; then
 	ixt_insmod_iser
@@ -123,6 +126,15 @@ ixt_raw_cases_tcp_iser "$tpg/np/$portal" "$iser" "${cases[@]}"
 # An iSER connection takes fewer commands than its receive buffers.
 raw_client=tcp
 ixt_raw_cases held_fills_no_queue held_other_initiator
+# iSER lends a write its receive buffer, at most 128 a connection.
+if [ -z "$iser" ]; then
+	echo 1 >"$tpg/np/$portal/iser" || ktap_exit_fail_msg "cannot turn iSER on"
+	raw_client=iser
+	ixt_raw_cases lend_bounded
+	echo 0 >"$tpg/np/$portal/iser"
+else
+	ktap_test_skip "lend_bounded: $iser"
+fi
 ixt_check "every cache line is back in the pool" ixt_pool_all_free
 ixt_cfs_clear
 ixt_check "the held devices are let go" \
