@@ -302,6 +302,19 @@ def case_held_bounded(ctx):
 DEEP_UNMAPS = 300
 
 
+def deep_login(ctx, need, session=0, waits=2):
+    """A session of the "-deep" ACL (queue depth 320; @session as
+    login()'s), whose answers may take @waits times --long-delay, and
+    whose window takes @need commands at once, or the case proves
+    nothing."""
+    conn = login(ctx, initiator=ctx.initiator + '-deep', session=session,
+                 timeout=waits * ctx.long_delay + 10)
+    room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
+    expect(room >= need,
+           f'a window of {room}, fewer than {need}: the case proves nothing')
+    return conn
+
+
 @case
 def case_held_fills_no_queue(ctx):
     """DEEP_UNMAPS UNMAPs of one session (the "-deep" ACL, queue depth
@@ -312,12 +325,7 @@ def case_held_fills_no_queue(ctx):
     the receive work of every other session waited behind them until the
     backend let some go, 2.05 s with a delay of 2 s)."""
     other = login(ctx)
-    deep = login(ctx, initiator=ctx.initiator + '-deep',
-                 timeout=2 * ctx.long_delay + 10)
-    room = (deep.maxcmdsn - deep.cmdsn + 1) & 0xffffffff
-    expect(room >= DEEP_UNMAPS,
-           f'a window of {room}, fewer than {DEEP_UNMAPS}: the case proves '
-           f'nothing')
+    deep = deep_login(ctx, DEEP_UNMAPS)
     start = time.monotonic()
     sent = [unmap(deep, lba=LONG_LBA) for _ in range(DEEP_UNMAPS)]
     time.sleep(0.5)                     # each in its work item, held
@@ -346,13 +354,7 @@ def case_held_other_initiator(ctx):
     512 of the UNMAPs, and the TEST UNIT READY waited behind the others
     until the backend let the first go."""
     other = login(ctx)
-    deep = [login(ctx, initiator=ctx.initiator + '-deep', session=i,
-                  timeout=3 * ctx.long_delay + 10) for i in (1, 2)]
-    for conn in deep:
-        room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
-        expect(room >= DEEP_UNMAPS,
-               f'a window of {room}, fewer than {DEEP_UNMAPS}: the case '
-               f'proves nothing')
+    deep = [deep_login(ctx, DEEP_UNMAPS, session=i, waits=3) for i in (1, 2)]
     start = time.monotonic()
     sent = [[unmap(conn, lba=LONG_LBA) for _ in range(DEEP_UNMAPS)]
             for conn in deep]
@@ -406,12 +408,7 @@ def case_lend_bounded(ctx):
     equal. Then 8 more writes outside the held range are lent again,
     from the buffers the first gave back."""
     expect(ctx.iser, 'a case of the iSER transport')
-    conn = login(ctx, initiator=ctx.initiator + '-deep',
-                 timeout=2 * ctx.long_delay + 10)
-    room = (conn.maxcmdsn - conn.cmdsn + 1) & 0xffffffff
-    expect(room >= LEND_WRITES,
-           f'a window of {room}, fewer than {LEND_WRITES}: the case proves '
-           f'nothing')
+    conn = deep_login(ctx, LEND_WRITES)
     data = os.urandom(4096 * LEND_WRITES)
     lent, full = iser_stat('rx_lent'), iser_stat('rx_lend_full')
     start = time.monotonic()
